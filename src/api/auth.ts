@@ -1,0 +1,47 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { MESSAGES, RequestError } from '../errors.js';
+import type { Repo } from '../store/repo.js';
+import type { Merchant } from '../store/state.js';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/** Constant-time equality of two secrets of any length (compared as SHA-256 digests). */
+export function secretEquals(given: string, expected: string): boolean {
+  return timingSafeEqual(digest(given), digest(expected));
+}
+
+// Compared against when the email is unknown, so a miss costs the same as a wrong secret.
+const NO_MERCHANT = { api_key: '\u0000no-merchant-key', api_secret: '\u0000no-merchant-secret' };
+
+/** The three dashboard headers, matched to one merchant. */
+export function authenticateDashboard(repo: Repo, headers: Request['headers']): Merchant | null {
+  const email = headerValue(headers['x-merchant-email']);
+  const key = headerValue(headers['x-api-key']);
+  const secret = headerValue(headers['x-api-secret']);
+  const merchant = repo.merchantByEmailAddress(email);
+  const expected = merchant ?? NO_MERCHANT;
+  const keyOk = secretEquals(key, expected.api_key);
+  const secretOk = secretEquals(secret, expected.api_secret);
+  return merchant && keyOk && secretOk && email !== '' ? merchant : null;
+}
+
+function headerValue(v: string | string[] | undefined): string {
+  return (Array.isArray(v) ? v[0] : v) ?? '';
+}
+
+/** Express middleware: sets `res.locals.merchant`, or answers envelope A 401. */
+export function dashboardAuth(repo: Repo) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const merchant = authenticateDashboard(repo, req.headers);
+    if (!merchant) return next(new RequestError(401, MESSAGES.invalidCredentials));
+    res.locals.merchant = merchant;
+    next();
+  };
+}
+
+export function merchantOf(res: Response): Merchant {
+  return res.locals.merchant as Merchant;
+}

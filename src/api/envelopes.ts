@@ -1,0 +1,30 @@
+import type { Response } from 'express';
+import { BusinessError, RequestError, type ErrorCode } from '../errors.js';
+
+/** Envelope A: credential, rate-limit, validation and transport failures. HTTP status = http_code. */
+export function envelopeA(httpCode: number, message: string) {
+  return { success: false as const, http_code: httpCode, message };
+}
+
+/** Envelope B: business failures, always HTTP 400. */
+export function envelopeB(code: ErrorCode, message: string) {
+  return { status: false as const, message, error: { code, message } };
+}
+
+/** The dashboard API's success envelope. */
+export function successEnvelope<T>(message: string, data: T) {
+  return { success: true as const, http_code: 200, message, data };
+}
+
+export function sendSuccess<T>(res: Response, message: string, data: T): void {
+  res.status(200).json(successEnvelope(message, data));
+}
+
+/** The one place an error of the reference becomes an HTTP response. */
+export function sendError(res: Response, err: BusinessError | RequestError): void {
+  if (err instanceof BusinessError) {
+    res.status(400).json(envelopeB(err.code, err.message));
+    return;
+  }
+  res.set(err.headers).status(err.httpCode).json(envelopeA(err.httpCode, err.message));
+}

@@ -1,0 +1,71 @@
+import { Router, type Request } from 'express';
+import { initializeResult, payoutRecord } from '../contract/records.js';
+import { InitializePayoutRequest, PayoutStatusRequest } from '../contract/schemas.js';
+import { findPayout, initializePayout } from '../domain/payouts.js';
+import { MESSAGES } from '../errors.js';
+import type { Sandbox } from '../sandbox.js';
+import type { ApiVersion } from '../store/state.js';
+import { dashboardAuth, merchantOf } from './auth.js';
+import { sendSuccess } from './envelopes.js';
+import { methodNotAllowed } from './routing.js';
+import { limiter } from './ratelimit.js';
+import { inputParser } from './validation.js';
+
+/** The status check reads its inputs from the query string, or from a JSON body on the GET. */
+function statusInputs(req: Request): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+  const query = req.query as Record<string, unknown>;
+  return { ...body, ...Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) };
+}
+
+export function payoutsRouter(sb: Sandbox): Router {
+  const router = Router();
+  const parseInitializePayoutRequest = inputParser(InitializePayoutRequest);
+  const parsePayoutStatusRequest = inputParser(PayoutStatusRequest);
+  const auth = dashboardAuth(sb.repo);
+
+  const initialize = (version: ApiVersion) => async (req: Request, res: import('express').Response) => {
+    const merchant = merchantOf(res);
+    const input = parseInitializePayoutRequest(req.body);
+    const payout = initializePayout(sb, merchant, input, version);
+    await sb.repo.persist();
+    sendSuccess(res, MESSAGES.payoutPending, initializeResult(payout));
+  };
+
+  router.route('/api/v1/public/payment/transfer').post(auth, initialize('v1')).all(methodNotAllowed);
+  router.route('/api/v2/public/payment/transfer').post(auth, initialize('v2')).all(methodNotAllowed);
+
+  const statusLimit = limiter(
+    sb.clock,
+    () => sb.rateLimit('status_check'),
+    (_req, res) => {
+      const merchant = merchantOf(res);
+      const ids = res.locals.statusInput as PayoutStatusRequest;
+      // Both ids of one payout share its counter.
+      const known =
+        ids.ref_id !== undefined
+          ? sb.repo.payout(merchant.merchant_id, ids.ref_id)
+          : sb.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
+      const id = known ? `ref:${known.ref_id}` : ids.ref_id !== undefined ? `ref:${ids.ref_id}` : `client:${ids.client_ref_id}`;
+      return `${merchant.merchant_id}\u0000${id}`;
+    },
+  );
+
+  router
+    .route('/api/v1/public/payment/transfer/status')
+    .get(
+      auth,
+      (req, res, next) => {
+        res.locals.statusInput = parsePayoutStatusRequest(statusInputs(req));
+        next();
+      },
+      statusLimit,
+      (_req, res) => {
+        const payout = findPayout(sb, merchantOf(res), res.locals.statusInput as PayoutStatusRequest);
+        sendSuccess(res, MESSAGES.statusFetched, { transaction: payoutRecord(payout) });
+      },
+    )
+    .all(methodNotAllowed);
+
+  return router;
+}

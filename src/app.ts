@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import express, { type ErrorRequestHandler, type Express } from 'express';
+import { pino } from 'pino';
+import { pinoHttp } from 'pino-http';
+import { balanceRouter } from './api/balance.js';
+import { sendError } from './api/envelopes.js';
+import { payoutsRouter } from './api/payouts.js';
+import { notFound } from './api/routing.js';
+import { Clock } from './clock.js';
+import { resolveConfig, type SandboxOptions } from './config.js';
+import { schemaErrors } from './contract/validate.js';
+import { controlRouter } from './control/router.js';
+import { BusinessError, RequestError } from './errors.js';
+import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
+import type { RateLimits, Sandbox } from './sandbox.js';
+import { Repo } from './store/repo.js';
+import { openStore } from './store/store.js';
+import { SandboxRandom } from './random.js';
+
+export type SandboxApp = Express & { sandbox: Sandbox };
+
+const BODY_LIMIT = '100kb';
+
+const REFERENCE_LIMITS: RateLimits = {
+  status_check: { limit: 3, windowMs: 60_000 },
+  balance_check: { limit: 10, windowMs: 60_000 },
+};
+
+async function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
+  if (typeof source === 'string') return loadFixtures(source);
+  const problems = schemaErrors(FixturesSchema, source);
+  if (problems) throw new FixturesError(problems.map((p) => `fixtures: ${p}`).join('\n'));
+  return source;
+}
+
+/**
+ * The sandbox as an Express app, not listening: for supertest, or for the CLI to listen with.
+ * Invalid options or fixtures reject before anything is written.
+ */
+export async function createApp(options: SandboxOptions = {}): Promise<SandboxApp> {
+  const config = resolveConfig(options);
+  const fixtures = await fixturesOf(config.fixtures);
+  const clock = new Clock({ mode: config.clock, speed: config.speed, start: config.clockStart ?? undefined });
+  const random = new SandboxRandom(config.seed ?? undefined);
+  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()));
+  if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
+  if (created) await store.persist();
+  const repo = new Repo(store);
+  const logger = pino({
+    level: config.logLevel,
+    base: { name: 'payout-sandbox' },
+    redact: ['req.headers["x-api-key"]', 'req.headers["x-api-secret"]', 'req.headers.accesstoken', 'req.headers.authorization'],
+  });
+
+  let closed = false;
+  const sandbox: Sandbox = {
+    config,
+    store,
+    repo,
+    clock,
+    random,
+    logger,
+    rateLimit: (name) => (config.rateLimits ? REFERENCE_LIMITS[name] : null),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await store.persist();
+    },
+  };
+
+  const app = express() as SandboxApp;
+  app.sandbox = sandbox;
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => {
+        const id = randomUUID();
+        res.setHeader('X-Request-Id', id);
+        return id;
+      },
+      customProps: (_req, res) => ({ merchant: (res as express.Response).locals?.merchant?.merchant_id ?? null }),
+      serializers: {
+        req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
+        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
+      },
+    }),
+  );
+  app.use(express.json({ limit: BODY_LIMIT }));
+  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
+  app.use(controlRouter(sandbox));
+  app.use(payoutsRouter(sandbox));
+  app.use(balanceRouter(sandbox));
+  app.use(notFound);
+  app.use(errorHandler(sandbox));
+  return app;
+}
+
+interface HttpError extends Error {
+  status?: number;
+  type?: string;
+}
+
+function errorHandler(sb: Sandbox): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    if (err instanceof BusinessError || err instanceof RequestError) return sendError(res, err);
+    const e = err as HttpError;
+    if (e?.type === 'entity.parse.failed') return sendError(res, new RequestError(400, 'The request body is not valid JSON.'));
+    if (e?.type === 'entity.too.large') {
+      return sendError(res, new RequestError(413, 'The request body is larger than the 100 kB limit.'));
+    }
+    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+      return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
+    }
+    sb.logger.error({ err, reqId: req.id }, 'internal error');
+    sendError(res, new RequestError(500, 'Something went wrong on our side. Please try again.'));
+  };
+}

@@ -1,0 +1,204 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DateTime } from 'luxon';
+import { createApp, type SandboxApp } from './app.js';
+import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, type SandboxOptions } from './config.js';
+import { FixturesError } from './fixtures.js';
+import { StoreFileError } from './store/store.js';
+import { VERSION } from './version.js';
+
+/** Exit code for a bad option or an invalid input file (SPEC 2). */
+export const EXIT_USAGE = 2;
+
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    }
+    return n;
+  };
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('must be a number above 0.');
+  return n;
+}
+
+function instant(value: string): number {
+  const t = DateTime.fromISO(value, { setZone: true });
+  if (!t.isValid) throw new InvalidArgumentError('must be an ISO 8601 date and time, e.g. 2026-01-01T09:00:00+05:30.');
+  return t.toMillis();
+}
+
+function env(option: Option, name: string): Option {
+  return option.env(`SANDBOX_${name}`);
+}
+
+export function buildProgram(): Command {
+  const program = new Command('payout-sandbox')
+    .description('A local, stateful sandbox of the payout, beneficiary, verification and checkout-status API.')
+    .version(VERSION, '-v, --version')
+    .addOption(env(new Option('--port <n>', 'port; 0 picks a free one').argParser(integer('port', 0, 65535)).default(DEFAULTS.port), 'PORT'))
+    .addOption(env(new Option('--host <host>', 'listen address').default(DEFAULTS.host), 'HOST'))
+    .addOption(
+      env(new Option('--checkout-port <n>', 'a second listener for the checkout API').argParser(integer('checkout port', 0, 65535)), 'CHECKOUT_PORT'),
+    )
+    .addOption(env(new Option('--data <path|memory>', 'lowdb JSON file, or "memory"').default(DEFAULTS.data), 'DATA'))
+    .addOption(env(new Option('--fixtures <file>', 'fixtures loaded into a new store').default(DEFAULT_FIXTURES, 'the shipped fixtures/default.json'), 'FIXTURES'))
+    .addOption(env(new Option('--webhook-url <url>', 'webhook target for merchants that have none'), 'WEBHOOK_URL'))
+    .addOption(env(new Option('--clock <mode>', 'real or manual').choices(['real', 'manual']).default(DEFAULTS.clock), 'CLOCK'))
+    .addOption(env(new Option('--speed <x>', 'real clock sped up x times').argParser(positiveNumber).default(DEFAULTS.speed), 'SPEED'))
+    .addOption(env(new Option('--clock-start <iso>', 'manual clock start (default 2026-01-01T09:00:00+05:30)').argParser(instant), 'CLOCK_START'))
+    .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 0, Number.MAX_SAFE_INTEGER)), 'SEED'))
+    .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
+    .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
+    .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError('(run payout-sandbox --help for the options)');
+  return program;
+}
+
+interface CliOptions {
+  port: number;
+  host: string;
+  checkoutPort?: number;
+  data: string;
+  fixtures: string;
+  webhookUrl?: string;
+  clock: 'real' | 'manual';
+  speed: number;
+  clockStart?: number;
+  seed?: number;
+  adminToken?: string;
+  rateLimits: boolean;
+  logLevel: SandboxOptions['logLevel'];
+}
+
+export function optionsFromCli(o: CliOptions): SandboxOptions {
+  return {
+    port: o.port,
+    host: o.host,
+    checkoutPort: o.checkoutPort ?? null,
+    data: o.data,
+    fixtures: o.fixtures,
+    webhookUrl: o.webhookUrl ?? null,
+    clock: o.clock,
+    speed: o.speed,
+    clockStart: o.clockStart ?? null,
+    seed: o.seed ?? null,
+    adminToken: o.adminToken ?? null,
+    rateLimits: o.rateLimits,
+    logLevel: o.logLevel,
+  };
+}
+
+function listen(app: SandboxApp, port: number, host: string): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
+    server.once('error', reject);
+  });
+}
+
+function urlOf(server: Server, host: string): string {
+  const { port } = server.address() as AddressInfo;
+  const h = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+  return `http://${h}:${port}`;
+}
+
+function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
+  const sb = app.sandbox;
+  const demo = sb.repo.allMerchants()[0];
+  const lines = [
+    `payout-sandbox ${VERSION}`,
+    `  API base URL:  ${apiUrl}`,
+    `  Checkout URL:  ${checkoutUrl}`,
+    `  Control URL:   ${apiUrl}/__sandbox`,
+    `  Data:          ${sb.store.kind === 'memory' ? 'memory' : sb.store.path}`,
+    `  Clock:         ${sb.clock.mode}${sb.clock.mode === 'real' && sb.clock.speed !== 1 ? ` x${sb.clock.speed}` : ''}, seed ${sb.random.seed}`,
+  ];
+  if (demo) {
+    lines.push(
+      `  Demo merchant: ${demo.name}`,
+      `    x-merchant-email: ${demo.email}`,
+      `    x-api-key:        ${demo.api_key}`,
+      `    x-api-secret:     ${demo.api_secret}`,
+      `    MerchantId:       ${demo.merchant_id}`,
+      `    AccessToken:      ${demo.access_token}`,
+      `    Accounts:         ${Object.values(sb.repo.state.accounts)
+        .filter((a) => a.merchant_id === demo.merchant_id)
+        .map((a) => `${a.account_no} (${a.status})`)
+        .join(', ')}`,
+    );
+  }
+  return lines.join('\n') + '\n';
+}
+
+/** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  try {
+    program.parse(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      const ok = err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help';
+      process.exit(ok ? 0 : EXIT_USAGE);
+    }
+    throw err;
+  }
+  const options = optionsFromCli(program.opts<CliOptions>());
+
+  let app: SandboxApp;
+  try {
+    app = await createApp(options);
+  } catch (err) {
+    if (err instanceof ConfigError || err instanceof FixturesError || err instanceof StoreFileError) {
+      process.stderr.write(`payout-sandbox: ${err.message}\n`);
+      process.exit(EXIT_USAGE);
+    }
+    throw err;
+  }
+
+  const servers: Server[] = [];
+  try {
+    servers.push(await listen(app, options.port ?? DEFAULTS.port, options.host ?? DEFAULTS.host));
+    if (options.checkoutPort !== null && options.checkoutPort !== undefined) {
+      servers.push(await listen(app, options.checkoutPort, options.host ?? DEFAULTS.host));
+    }
+  } catch (err) {
+    process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
+    await app.sandbox.close();
+    process.exit(1);
+  }
+  const host = options.host ?? DEFAULTS.host;
+  const apiUrl = urlOf(servers[0], host);
+  const checkoutUrl = servers[1] ? urlOf(servers[1], host) : apiUrl;
+  process.stdout.write(banner(app, apiUrl, checkoutUrl));
+
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.sandbox.logger.info({ signal }, 'stopping: finishing in-flight requests');
+    // Stop accepting; in-flight requests finish, idle keep-alive sockets are closed now and any
+    // still open after 10 s are cut.
+    const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);
+    force.unref();
+    await Promise.all(
+      servers.map(
+        (s) =>
+          new Promise<void>((resolve) => {
+            s.close(() => resolve());
+            s.closeIdleConnections();
+          }),
+      ),
+    );
+    await app.sandbox.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}

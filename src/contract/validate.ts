@@ -1,0 +1,175 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import type { Static, TSchema } from '@sinclair/typebox';
+
+// ajv-formats is CommonJS; under NodeNext its default import is the module object, whose
+// `default` is the plugin.
+type FormatsPlugin = (ajv: Ajv, formats: string[]) => Ajv;
+const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
+const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
+
+const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+addFormats(ajv, ['email', 'date', 'date-time', 'uri']);
+ajv.addVocabulary(['x-message', 'x-required-when']);
+ajv.addKeyword({
+  keyword: 'x-decimals',
+  type: 'number',
+  schemaType: 'number',
+  validate: (places: number, value: number) => {
+    const text = String(value);
+    if (/e/i.test(text)) return false;
+    const dot = text.indexOf('.');
+    return dot < 0 || text.length - dot - 1 <= places;
+  },
+});
+
+const compiled = new WeakMap<TSchema, ValidateFunction>();
+
+export function compile(schema: TSchema): ValidateFunction {
+  let v = compiled.get(schema);
+  if (!v) {
+    v = ajv.compile(schema);
+    compiled.set(schema, v);
+  }
+  return v;
+}
+
+export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * Validates a request the way a Laravel back end does: strings trimmed, empty strings treated as
+ * absent, a number given for a string field read as its text (and a numeric string for a number
+ * field as its value, as form posts send), then the first failing field in the schema's order
+ * reported with Laravel's wording.
+ */
+export function validate<S extends TSchema>(schema: S, input: unknown): Validation<Static<S>> {
+  if (input === undefined || input === null) input = {};
+  if (typeof input !== 'object' || Array.isArray(input)) {
+    return { ok: false, message: 'The request body must be a JSON object or a form.' };
+  }
+  const value = normalize(schema, input as Record<string, unknown>);
+  const check = compile(schema);
+  if (check(value)) return { ok: true, value: value as Static<S> };
+  return { ok: false, message: firstMessage(schema, check.errors ?? []) };
+}
+
+function normalize(schema: TSchema, input: Record<string, unknown>): Record<string, unknown> {
+  const props = (schema.properties ?? {}) as Record<string, TSchema>;
+  const out: Record<string, unknown> = {};
+  for (const [key, raw] of Object.entries(input)) {
+    const prop = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    let v = typeof raw === 'string' ? raw.trim() : raw;
+    if (v === '' || v === null) continue;
+    if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v)) v = String(v);
+    else if (prop?.type === 'number' && typeof v === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(v)) v = Number(v);
+    else if (prop?.type === 'object' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      v = normalize(prop, v as Record<string, unknown>);
+    }
+    out[key] = v;
+  }
+  return out;
+}
+
+/** `client_ref_id` → `client ref id`; a nested `bank/account_no` → `bank.account no`. */
+export function attributeName(path: string[]): string {
+  return path.map((p) => p.replace(/_/g, ' ')).join('.');
+}
+
+const KEYWORD_RANK: Record<string, number> = { required: 0, type: 1 };
+
+interface Failure {
+  path: string[];
+  rank: number;
+  message: string;
+}
+
+function firstMessage(schema: TSchema, errors: ErrorObject[]): string {
+  const failures = errors.map(describe).filter((f): f is Failure => f !== null);
+  if (failures.length === 0) return 'The given data was invalid.';
+  failures.sort((a, b) => compareFieldOrder(schema, a.path, b.path) || a.rank - b.rank);
+  return failures[0].message;
+}
+
+function compareFieldOrder(schema: TSchema, a: string[], b: string[]): number {
+  let s: TSchema | undefined = schema;
+  for (let i = 0; i < Math.min(a.length, b.length); i++) {
+    if (a[i] !== b[i]) {
+      const keys = Object.keys((s?.properties ?? {}) as object);
+      const ia = keys.indexOf(a[i]);
+      const ib = keys.indexOf(b[i]);
+      return (ia < 0 ? keys.length : ia) - (ib < 0 ? keys.length : ib);
+    }
+    s = (s?.properties as Record<string, TSchema> | undefined)?.[a[i]];
+  }
+  return a.length - b.length;
+}
+
+function describe(e: ErrorObject): Failure | null {
+  const base = e.instancePath.split('/').filter(Boolean);
+  const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
+  const rank = KEYWORD_RANK[e.keyword] ?? 2;
+  if (e.keyword === 'required') {
+    const path = [...base, String(e.params.missingProperty)];
+    const when = parent['x-required-when'];
+    const f = attributeName(path);
+    const message = when ? `The ${f} field is required when ${when}.` : `The ${f} field is required.`;
+    return { path, rank, message };
+  }
+  if (e.keyword === 'if' || e.keyword === 'allOf') return null;
+  const f = `The ${attributeName(base)} field`;
+  switch (e.keyword) {
+    case 'type':
+      return { path: base, rank, message: `${f} must be ${typeWord(String(e.params.type))}.` };
+    case 'minLength':
+    case 'maxLength':
+      return { path: base, rank, message: lengthMessage(f, parent) };
+    case 'enum':
+    case 'const':
+      return { path: base, rank, message: `The selected ${attributeName(base)} is invalid.` };
+    case 'format':
+      if (e.params.format === 'email') return { path: base, rank, message: `${f} must be a valid email address.` };
+      return { path: base, rank, message: `${f} ${String(parent['x-message'] ?? 'format is invalid.')}` };
+    case 'pattern':
+      return { path: base, rank, message: `${f} ${String(parent['x-message'] ?? 'format is invalid.')}` };
+    case 'x-decimals':
+      return { path: base, rank, message: `${f} must have 0-${String(parent['x-decimals'])} decimal places.` };
+    default:
+      return { path: base, rank, message: `${f} is invalid.` };
+  }
+}
+
+function typeWord(type: string): string {
+  if (type === 'number' || type === 'integer') return 'a number';
+  if (type === 'object') return 'an object';
+  if (type === 'array') return 'an array';
+  return 'a string';
+}
+
+function lengthMessage(f: string, schema: Record<string, unknown>): string {
+  const min = schema.minLength as number | undefined;
+  const max = schema.maxLength as number | undefined;
+  if (min !== undefined && max !== undefined) {
+    if (min === max) return `${f} must be ${min} characters.`;
+    if (min > 1) return `${f} must be between ${min} and ${max} characters.`;
+  }
+  if (max !== undefined) return `${f} must not be greater than ${max} characters.`;
+  return `${f} must be at least ${min} characters.`;
+}
+
+/**
+ * Plain JSON Schema validation for the sandbox's own files (fixtures, scenarios): every failure
+ * as `path: rule`, e.g. `/merchants/0/email: must match format "email"`.
+ */
+export function schemaErrors(schema: TSchema, value: unknown): string[] | null {
+  const check = compile(schema);
+  if (check(value)) return null;
+  return (check.errors ?? [])
+    .filter((e) => e.keyword !== 'if')
+    .map((e) => {
+      const path = e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath;
+      const rule = e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties'
+        ? `unknown field "${String(e.params.additionalProperty)}"`
+        : (e.message ?? e.keyword);
+      return `${path || '/'}: ${rule}`;
+    });
+}

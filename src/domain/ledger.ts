@@ -1,0 +1,33 @@
+import type { Paise } from '../money.js';
+import type { Account, LedgerEntryType } from '../store/state.js';
+
+export interface Posting {
+  type: LedgerEntryType;
+  /** Signed: debits negative. */
+  amount: Paise;
+  note: string;
+}
+
+/**
+ * The only way an account's balance changes: every movement is a ledger entry, and the balance
+ * is the running sum of the entries.
+ */
+export function post(account: Account, at: number, ref: string | null, postings: Posting[]): void {
+  for (const p of postings) {
+    if (p.amount === 0) continue;
+    account.balance += p.amount;
+    account.ledger.push({
+      seq: account.ledger.length + 1,
+      at,
+      type: p.type,
+      amount: p.amount,
+      balance_after: account.balance,
+      ref,
+      note: p.note,
+    });
+  }
+}
+
+export function ledgerSum(account: Account): Paise {
+  return account.ledger.reduce((sum, e) => sum + e.amount, 0);
+}

@@ -1,0 +1,122 @@
+import type { InitializePayoutRequest } from '../contract/schemas.js';
+import { BusinessError, MESSAGES, RequestError } from '../errors.js';
+import { toPaise, taxOn, type Paise } from '../money.js';
+import type { ApiVersion, Merchant, Payout, PaymentMethod } from '../store/state.js';
+import type { DomainContext } from './context.js';
+import { post } from './ledger.js';
+
+/** Allowed amount per payment method, in paise (SPEC 3). `max` null: no upper bound. */
+export const PAYMENT_METHOD_RANGES: Record<PaymentMethod, { name: string; min: Paise; max: Paise | null }> = {
+  '1001': { name: 'IMPS', min: toPaise(1), max: toPaise(200000) },
+  '1002': { name: 'NEFT', min: toPaise(1), max: null },
+  '1003': { name: 'RTGS', min: toPaise(200000), max: null },
+};
+
+export function rangeText(method: PaymentMethod): string {
+  const r = PAYMENT_METHOD_RANGES[method];
+  return r.max === null ? `${r.min / 100} and above` : `${r.min / 100} to ${r.max / 100}`;
+}
+
+/**
+ * Initialize payout, V1 or V2: the checks of SPEC 3 in their order after credentials and fields,
+ * then the debit and the stored record. Synchronous, so nothing can interleave between the
+ * balance check and the debit.
+ */
+export function initializePayout(
+  ctx: DomainContext,
+  merchant: Merchant,
+  req: InitializePayoutRequest,
+  version: ApiVersion,
+): Payout {
+  const { repo, clock, random } = ctx;
+  const account = repo.account(merchant.merchant_id, req.debit_from);
+  if (!account) throw new RequestError(400, 'The selected debit from is invalid.');
+  if (account.status !== 'ACTIVE') throw new BusinessError('ACCOUNT_NOT_ACTIVE');
+  if (repo.payoutByClientRefId(merchant.merchant_id, req.client_ref_id)) {
+    throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
+  }
+
+  const amount = toPaise(req.amount);
+  const method = req.payment_method;
+  const range = PAYMENT_METHOD_RANGES[method];
+  if (amount < range.min || (range.max !== null && amount > range.max)) {
+    throw new BusinessError(
+      'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE',
+      `Transaction amount is not compatible with payment mode ${range.name}: allowed ${rangeText(method)}.`,
+    );
+  }
+  if (amount > merchant.per_transaction_limit) {
+    throw new BusinessError(
+      'TRANSACTION_LIMIT_EXCEEDED',
+      `Transaction limit exceeded: the per-transaction limit is ${merchant.per_transaction_limit / 100}. Please retry with a smaller amount.`,
+    );
+  }
+
+  let beneficiary: Payout['beneficiary'];
+  let accountNumber: string;
+  let ifsc: string;
+  if (req.beneficiary_id !== undefined) {
+    const b = repo.beneficiary(merchant.merchant_id, req.beneficiary_id);
+    if (!b || b.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
+    beneficiary = { id: b.bene_id, name: b.bene_name, email_id: b.bene_email, mobile_no: b.bene_mobile_no };
+    accountNumber = b.bank_account_number;
+    ifsc = b.ifsc_code;
+  } else {
+    // Inline details are taken as given; the record still names a beneficiary id of its own.
+    beneficiary = {
+      id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
+      name: req.beneficiary_name ?? '',
+      email_id: req.beneficiary_email ?? '',
+      mobile_no: req.beneficiary_mobile ?? '',
+    };
+    accountNumber = req.account_number ?? '';
+    ifsc = req.ifsc_code ?? '';
+  }
+
+  const fees = merchant.fees[method];
+  const tax = taxOn(fees, merchant.tax_rate_percent);
+  if (account.balance < amount + fees + tax) throw new BusinessError('INSUFFICIENT_BALANCE');
+
+  const now = clock.now();
+  const refId = random.unique(() => random.digits(10), (id) => repo.payoutExists(id));
+  const payout: Payout = {
+    ref_id: refId,
+    merchant_id: merchant.merchant_id,
+    client_ref_id: req.client_ref_id,
+    version,
+    purpose: req.purpose,
+    amount,
+    fees,
+    tax,
+    payment_method: method,
+    debit_from: account.account_no,
+    status: 'Pending',
+    bank_ref_number: '',
+    bank_res_msg: '',
+    beneficiary,
+    account_number: accountNumber,
+    ifsc_code: ifsc,
+    remarks: req.remarks,
+    created_at: now,
+    updated_at: now,
+    history: [{ status: 'Pending', at: now, bank_res_msg: '' }],
+    refunded: false,
+  };
+  post(account, now, refId, [
+    { type: 'payout', amount: -amount, note: `payout ${req.client_ref_id}` },
+    { type: 'fee', amount: -fees, note: `fee for payout ${req.client_ref_id}` },
+    { type: 'tax', amount: -tax, note: `tax on the fee of payout ${req.client_ref_id}` },
+  ]);
+  repo.insertPayout(payout);
+  return payout;
+}
+
+/** Finds the caller's payout by ref_id (preferred) or client_ref_id. */
+export function findPayout(ctx: DomainContext, merchant: Merchant, ids: { ref_id?: string; client_ref_id?: string }): Payout {
+  const p =
+    ids.ref_id !== undefined
+      ? ctx.repo.payout(merchant.merchant_id, ids.ref_id)
+      : ctx.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
+  if (!p) throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.transactionNotFound);
+  return p;
+}

@@ -1,0 +1,55 @@
+/** The business error codes of the reference (envelope B). */
+export const ERROR_CODES = [
+  'TRANSACTION_LIMIT_EXCEEDED',
+  'INSUFFICIENT_BALANCE',
+  'ACCOUNT_NOT_ACTIVE',
+  'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE',
+  'INVALID_BENEFICIARY',
+  'INVALID_TRANSFER_ID',
+  'GENERIC_EXCEPTION',
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The message each code carries when nothing more specific is said. */
+export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
+  TRANSACTION_LIMIT_EXCEEDED: 'Transaction limit exceeded. Please retry with a smaller amount.',
+  INSUFFICIENT_BALANCE: 'Insufficient balance in the account.',
+  ACCOUNT_NOT_ACTIVE: 'Account is not active to do real transactions.',
+  TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE:
+    'Transaction amount is not compatible with the selected payment mode.',
+  INVALID_BENEFICIARY: 'Beneficiary does not have valid account details for the transaction.',
+  INVALID_TRANSFER_ID: 'Transfer id is not valid.',
+  GENERIC_EXCEPTION: 'Something went wrong. Please try again later.',
+};
+
+/** A business failure: answered with envelope B. */
+export class BusinessError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    message: string = DEFAULT_ERROR_MESSAGES[code],
+  ) {
+    super(message);
+  }
+}
+
+/** A credential, rate-limit, validation or transport failure: answered with envelope A. */
+export class RequestError extends Error {
+  constructor(
+    readonly httpCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const MESSAGES = {
+  invalidCredentials: 'Credentials are not valid',
+  tooManyAttempts: 'Too many attempts',
+  duplicateClientRefId: 'Duplicate Client Reference ID',
+  transactionNotFound: 'Unable to find transaction using provided ID',
+  beneficiaryNotFound: 'Beneficiary not found in the system using the provided details',
+  payoutPending: 'Transaction is pending. Please check status after some time.',
+  statusFetched: 'Transaction status fetched successfully',
+  balanceFetched: 'Balance fetched successfully',
+} as const;

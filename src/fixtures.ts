@@ -1,0 +1,229 @@
+import { readFile } from 'node:fs/promises';
+import { Type, type Static } from '@sinclair/typebox';
+import { PAYMENT_METHOD_VALUES } from './contract/schemas.js';
+import { schemaErrors } from './contract/validate.js';
+import { post } from './domain/ledger.js';
+import { toPaise } from './money.js';
+import { emptyState, type Account, type Merchant, type State } from './store/state.js';
+
+const Rupees = (extra: Record<string, unknown> = {}) => Type.Number({ minimum: 0, 'x-decimals': 2, ...extra });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const AddressFixture = Type.Object(
+  {
+    address: Nullable(Type.String()),
+    city: Nullable(Type.String()),
+    state: Nullable(Type.String()),
+    country: Nullable(Type.String()),
+    pincode: Nullable(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const CheckoutFixture = Type.Object(
+  {
+    payment_id: Type.String({ pattern: '^[A-Za-z0-9_-]{6,40}$' }),
+    status: Type.Unsafe<'Initialized' | 'Success' | 'Failed' | 'Dropped'>({
+      type: 'string',
+      enum: ['Initialized', 'Success', 'Failed', 'Dropped'],
+    }),
+    payment_mode: Type.String(),
+    rrn: Type.String(),
+    order: Type.Object(
+      {
+        order_id: Type.String({ minLength: 1 }),
+        product_name: Type.String(),
+        gross_amount: Rupees(),
+        gateway_fee: Rupees(),
+        currency: Type.String({ minLength: 3, maxLength: 3 }),
+        tax: Rupees(),
+      },
+      { additionalProperties: false },
+    ),
+    customer: Type.Object(
+      { name: Type.String(), email_id: Type.String(), mobile_no: Type.String() },
+      { additionalProperties: false },
+    ),
+    shipping: AddressFixture,
+    billing: AddressFixture,
+    custom_fields: Type.Optional(Type.Array(Type.String(), { maxItems: 5 })),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { additionalProperties: false },
+);
+
+const MerchantFixture = Type.Object(
+  {
+    merchant_id: Type.String({ pattern: '^[A-Za-z0-9_-]{4,40}$' }),
+    name: Type.String({ minLength: 1 }),
+    email: Type.String({ format: 'email' }),
+    api_key: Type.String({ minLength: 8 }),
+    api_secret: Type.String({ minLength: 8 }),
+    access_token: Type.String({ minLength: 8 }),
+    fees: Type.Object(
+      Object.fromEntries(PAYMENT_METHOD_VALUES.map((m) => [m, Rupees()])) as Record<
+        (typeof PAYMENT_METHOD_VALUES)[number],
+        ReturnType<typeof Rupees>
+      >,
+      { additionalProperties: false },
+    ),
+    tax_rate_percent: Type.Number({ minimum: 0, maximum: 100 }),
+    per_transaction_limit: Type.Optional(Rupees({ exclusiveMinimum: 0 })),
+    webhook_url: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
+    webhook_version: Type.Optional(
+      Type.Union([Type.Unsafe<'v1' | 'v2'>({ type: 'string', enum: ['v1', 'v2'] }), Type.Null()]),
+    ),
+    accounts: Type.Array(
+      Type.Object(
+        {
+          account_no: Type.String({ minLength: 20, maxLength: 20, pattern: '^[A-Z0-9]{20}$' }),
+          status: Type.Unsafe<'ACTIVE' | 'INACTIVE'>({ type: 'string', enum: ['ACTIVE', 'INACTIVE'] }),
+          balance: Rupees(),
+        },
+        { additionalProperties: false },
+      ),
+      { minItems: 1 },
+    ),
+    beneficiaries: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            bene_id: Type.String({ pattern: '^[A-Z0-9]{20}$' }),
+            name: Type.String({ pattern: '^[A-Za-z0-9 ]+$' }),
+            email: Type.String({ format: 'email' }),
+            mobile_no: Type.String({ pattern: '^[0-9]{10}$' }),
+            bank_name: Type.String(),
+            account_number: Type.String({ pattern: '^[0-9]{9,18}$' }),
+            ifsc_code: Type.String({ pattern: '^[A-Z]{4}0[A-Z0-9]{6}$' }),
+            status: Type.Unsafe<'Pending' | 'Active'>({ type: 'string', enum: ['Pending', 'Active'] }),
+          },
+          { additionalProperties: false },
+        ),
+      ),
+    ),
+    checkout_transactions: Type.Optional(Type.Array(CheckoutFixture)),
+  },
+  { additionalProperties: false },
+);
+
+export const FixturesSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    merchants: Type.Array(MerchantFixture, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+export type Fixtures = Static<typeof FixturesSchema>;
+
+export const DEFAULT_PER_TRANSACTION_LIMIT = 1000000;
+
+export class FixturesError extends Error {}
+
+/** Reads and validates a fixtures file; every problem names the file, the field and the rule. */
+export async function loadFixtures(file: string): Promise<Fixtures> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new FixturesError(`${file}: cannot read the fixtures file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new FixturesError(`${file}: not valid JSON (${(err as Error).message})`);
+  }
+  const problems = schemaErrors(FixturesSchema, value) ?? crossRecordProblems(value as Fixtures);
+  if (problems.length > 0) throw new FixturesError(problems.map((p) => `${file}: ${p}`).join('\n'));
+  return value as Fixtures;
+}
+
+function crossRecordProblems(f: Fixtures): string[] {
+  const problems: string[] = [];
+  const seen = new Map<string, string>();
+  const unique = (kind: string, key: string, path: string) => {
+    const k = `${kind}\u0000${key.toLowerCase()}`;
+    const first = seen.get(k);
+    if (first !== undefined) problems.push(`${path}: must be unique (${kind} "${key}" is also at ${first})`);
+    else seen.set(k, path);
+  };
+  f.merchants.forEach((m, i) => {
+    const at = `/merchants/${i}`;
+    unique('merchant_id', m.merchant_id, `${at}/merchant_id`);
+    unique('email', m.email, `${at}/email`);
+    unique('api_key', m.api_key, `${at}/api_key`);
+    unique('access_token', m.access_token, `${at}/access_token`);
+    m.accounts.forEach((a, j) => unique('account_no', a.account_no, `${at}/accounts/${j}/account_no`));
+    (m.beneficiaries ?? []).forEach((b, j) => unique('bene_id', b.bene_id, `${at}/beneficiaries/${j}/bene_id`));
+    (m.checkout_transactions ?? []).forEach((t, j) =>
+      unique('payment_id', t.payment_id, `${at}/checkout_transactions/${j}/payment_id`),
+    );
+  });
+  return problems;
+}
+
+/** The state of a new store: the fixtures' records, each opening balance posted as a credit. */
+export function stateFromFixtures(f: Fixtures, now: number): State {
+  const state = emptyState();
+  for (const m of f.merchants) {
+    const merchant: Merchant = {
+      merchant_id: m.merchant_id,
+      name: m.name,
+      email: m.email,
+      api_key: m.api_key,
+      api_secret: m.api_secret,
+      access_token: m.access_token,
+      fees: { '1001': toPaise(m.fees['1001']), '1002': toPaise(m.fees['1002']), '1003': toPaise(m.fees['1003']) },
+      tax_rate_percent: m.tax_rate_percent,
+      per_transaction_limit: toPaise(m.per_transaction_limit ?? DEFAULT_PER_TRANSACTION_LIMIT),
+      webhook_url: m.webhook_url ?? null,
+      webhook_version: m.webhook_version ?? null,
+    };
+    state.merchants[merchant.merchant_id] = merchant;
+    for (const a of m.accounts) {
+      const account: Account = { account_no: a.account_no, merchant_id: m.merchant_id, status: a.status, balance: 0, ledger: [] };
+      post(account, now, null, [{ type: 'credit', amount: toPaise(a.balance), note: 'opening balance (fixtures)' }]);
+      state.accounts[a.account_no] = account;
+    }
+    for (const b of m.beneficiaries ?? []) {
+      state.beneficiaries[b.bene_id] = {
+        bene_id: b.bene_id,
+        merchant_id: m.merchant_id,
+        bene_name: b.name,
+        bene_email: b.email,
+        bene_mobile_no: b.mobile_no,
+        bank_name: b.bank_name,
+        bank_account_number: b.account_number,
+        ifsc_code: b.ifsc_code,
+        vpa_address: null,
+        status: b.status,
+        created_at: now,
+        activates_at: null,
+      };
+    }
+    for (const t of m.checkout_transactions ?? []) {
+      const custom = [...(t.custom_fields ?? [])];
+      while (custom.length < 5) custom.push('');
+      state.checkout_transactions[t.payment_id] = {
+        payment_id: t.payment_id,
+        merchant_id: m.merchant_id,
+        status: t.status,
+        payment_mode: t.payment_mode,
+        rrn: t.rrn,
+        order: {
+          ...t.order,
+          gross_amount: toPaise(t.order.gross_amount),
+          gateway_fee: toPaise(t.order.gateway_fee),
+          tax: toPaise(t.order.tax),
+        },
+        customer: { ...t.customer },
+        shipping: { ...t.shipping },
+        billing: { ...t.billing },
+        custom_fields: custom as [string, string, string, string, string],
+        created_at: Date.parse(t.created_at),
+      };
+    }
+  }
+  return state;
+}

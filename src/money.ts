@@ -1,0 +1,15 @@
+/** Money is kept in paise (integers) inside the sandbox; rupees appear only at the HTTP edges. */
+export type Paise = number;
+
+export function toPaise(rupees: number): Paise {
+  return Math.round(rupees * 100);
+}
+
+export function toRupees(paise: Paise): number {
+  return paise / 100;
+}
+
+/** Tax on a charge, rounded to the nearest paisa. */
+export function taxOn(charge: Paise, ratePercent: number): Paise {
+  return Math.round((charge * ratePercent) / 100);
+}

@@ -1,0 +1,27 @@
+import type { Logger } from 'pino';
+import type { RateLimitRule } from './api/ratelimit.js';
+import type { Clock } from './clock.js';
+import type { SandboxConfig } from './config.js';
+import type { DomainContext } from './domain/context.js';
+import type { SandboxRandom } from './random.js';
+import type { Repo } from './store/repo.js';
+import type { Store } from './store/store.js';
+
+export interface RateLimits {
+  status_check: RateLimitRule;
+  balance_check: RateLimitRule;
+}
+
+/** The running sandbox behind one app: everything routers and the CLI reach through. */
+export interface Sandbox extends DomainContext {
+  config: SandboxConfig;
+  store: Store;
+  repo: Repo;
+  clock: Clock;
+  random: SandboxRandom;
+  logger: Logger;
+  /** The limits in force, or null for a limit that is off. */
+  rateLimit(name: keyof RateLimits): RateLimitRule | null;
+  /** Writes everything and releases timers; the app answers nothing after it. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,106 @@
+import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State } from './state.js';
+import type { Store } from './store.js';
+
+/**
+ * Lookups over the stored state. Records are kept by id; the indexes here (by email, by
+ * client_ref_id) are derived from the state at open and kept current by the insert methods, so
+ * every lookup costs the same however much is stored.
+ */
+export class Repo {
+  private merchantByEmail = new Map<string, string>();
+  private payoutByClientRef = new Map<string, string>();
+
+  constructor(readonly store: Store) {
+    this.reindex();
+  }
+
+  get state(): State {
+    return this.store.state;
+  }
+
+  /** Rebuilds the derived indexes; call after the whole state was replaced. */
+  reindex(): void {
+    this.merchantByEmail.clear();
+    this.payoutByClientRef.clear();
+    for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
+    for (const p of Object.values(this.state.payouts)) this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+  }
+
+  persist(): Promise<void> {
+    return this.store.persist();
+  }
+
+  merchant(merchantId: string): Merchant | undefined {
+    return own(this.state.merchants, merchantId);
+  }
+
+  merchantByEmailAddress(email: string): Merchant | undefined {
+    const id = this.merchantByEmail.get(email.toLowerCase());
+    return id === undefined ? undefined : this.merchant(id);
+  }
+
+  allMerchants(): Merchant[] {
+    return Object.values(this.state.merchants);
+  }
+
+  insertMerchant(m: Merchant): void {
+    this.state.merchants[m.merchant_id] = m;
+    this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
+  }
+
+  /** The merchant's own account, or undefined (unknown and foreign look the same). */
+  account(merchantId: string, accountNo: string): Account | undefined {
+    const a = own(this.state.accounts, accountNo);
+    return a && a.merchant_id === merchantId ? a : undefined;
+  }
+
+  insertAccount(a: Account): void {
+    this.state.accounts[a.account_no] = a;
+  }
+
+  beneficiary(merchantId: string, beneId: string): Beneficiary | undefined {
+    const b = own(this.state.beneficiaries, beneId);
+    return b && b.merchant_id === merchantId ? b : undefined;
+  }
+
+  beneficiaryExists(beneId: string): boolean {
+    return own(this.state.beneficiaries, beneId) !== undefined;
+  }
+
+  insertBeneficiary(b: Beneficiary): void {
+    this.state.beneficiaries[b.bene_id] = b;
+  }
+
+  payout(merchantId: string, refId: string): Payout | undefined {
+    const p = own(this.state.payouts, refId);
+    return p && p.merchant_id === merchantId ? p : undefined;
+  }
+
+  payoutByClientRefId(merchantId: string, clientRefId: string): Payout | undefined {
+    const refId = this.payoutByClientRef.get(clientRefKey(merchantId, clientRefId));
+    return refId === undefined ? undefined : this.payout(merchantId, refId);
+  }
+
+  payoutExists(refId: string): boolean {
+    return own(this.state.payouts, refId) !== undefined;
+  }
+
+  insertPayout(p: Payout): void {
+    this.state.payouts[p.ref_id] = p;
+    this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+  }
+
+  checkoutTransaction(merchantId: string, paymentId: string): CheckoutTransaction | undefined {
+    const t = own(this.state.checkout_transactions, paymentId);
+    return t && t.merchant_id === merchantId ? t : undefined;
+  }
+}
+
+function clientRefKey(merchantId: string, clientRefId: string): string {
+  return `${merchantId}\u0000${clientRefId}`;
+}
+
+/** Own-property lookup: an id such as `__proto__` or `constructor` never reaches the prototype. */
+function own<T>(record: Record<string, T>, key: string): T | undefined {
+  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}

@@ -1,0 +1,152 @@
+import type { Paise } from '../money.js';
+
+/** Everything the sandbox remembers. One JSON document: the lowdb file, and (later) a snapshot. */
+export interface State {
+  schema_version: 1;
+  merchants: Record<string, Merchant>;
+  accounts: Record<string, Account>;
+  beneficiaries: Record<string, Beneficiary>;
+  payouts: Record<string, Payout>;
+  checkout_transactions: Record<string, CheckoutTransaction>;
+  /** The manual clock's time, kept so a restart continues where it stopped. */
+  clock: { now: number | null };
+}
+
+export type PaymentMethod = '1001' | '1002' | '1003';
+export const PAYMENT_METHODS: readonly PaymentMethod[] = ['1001', '1002', '1003'];
+
+export interface Merchant {
+  merchant_id: string;
+  name: string;
+  email: string;
+  api_key: string;
+  api_secret: string;
+  access_token: string;
+  /** Fee per payment method, in paise. */
+  fees: Record<PaymentMethod, Paise>;
+  tax_rate_percent: number;
+  per_transaction_limit: Paise;
+  webhook_url: string | null;
+  webhook_version: 'v1' | 'v2' | null;
+}
+
+export type AccountStatus = 'ACTIVE' | 'INACTIVE';
+
+export type LedgerEntryType = 'credit' | 'payout' | 'fee' | 'tax' | 'refund' | 'fee_refund' | 'tax_refund';
+
+export interface LedgerEntry {
+  seq: number;
+  at: number;
+  type: LedgerEntryType;
+  /** Signed: debits are negative. */
+  amount: Paise;
+  balance_after: Paise;
+  /** The payout (or other record) the entry belongs to. */
+  ref: string | null;
+  note: string;
+}
+
+export interface Account {
+  account_no: string;
+  merchant_id: string;
+  status: AccountStatus;
+  balance: Paise;
+  ledger: LedgerEntry[];
+}
+
+export type BeneficiaryStatus = 'Pending' | 'Active';
+
+export interface Beneficiary {
+  bene_id: string;
+  merchant_id: string;
+  bene_name: string;
+  bene_email: string;
+  bene_mobile_no: string;
+  bank_name: string;
+  bank_account_number: string;
+  ifsc_code: string;
+  vpa_address: string | null;
+  status: BeneficiaryStatus;
+  created_at: number;
+  /** When it becomes Active on its own; null when it waits for the control API. */
+  activates_at: number | null;
+}
+
+export type PayoutStatus = 'NEW' | 'Pending' | 'Success' | 'Failed' | 'Unknown';
+export type Purpose = 'CASHBACK' | 'REWARDS' | 'VENDOR_PAYOUT' | 'SALARY';
+export type ApiVersion = 'v1' | 'v2';
+
+export interface PayoutTransition {
+  status: PayoutStatus;
+  at: number;
+  bank_res_msg: string;
+}
+
+export interface Payout {
+  ref_id: string;
+  merchant_id: string;
+  client_ref_id: string;
+  version: ApiVersion;
+  purpose: Purpose;
+  amount: Paise;
+  fees: Paise;
+  tax: Paise;
+  payment_method: PaymentMethod;
+  debit_from: string;
+  status: PayoutStatus;
+  bank_ref_number: string;
+  bank_res_msg: string;
+  beneficiary: { id: string; name: string; email_id: string; mobile_no: string };
+  account_number: string;
+  ifsc_code: string;
+  remarks: string;
+  created_at: number;
+  /** Time of the latest status change: the record's `transaction_date`. */
+  updated_at: number;
+  history: PayoutTransition[];
+  /** True once amount, fee and tax went back to the account; a refund happens at most once. */
+  refunded: boolean;
+}
+
+export type CheckoutStatus = 'Initialized' | 'Success' | 'Failed' | 'Dropped';
+
+export interface Address {
+  address: string | null;
+  city: string | null;
+  state: string | null;
+  country: string | null;
+  pincode: string | null;
+}
+
+export interface CheckoutTransaction {
+  payment_id: string;
+  merchant_id: string;
+  status: CheckoutStatus;
+  payment_mode: string;
+  rrn: string;
+  order: {
+    order_id: string;
+    product_name: string;
+    gross_amount: Paise;
+    gateway_fee: Paise;
+    currency: string;
+    tax: Paise;
+  };
+  customer: { name: string; email_id: string; mobile_no: string };
+  shipping: Address;
+  billing: Address;
+  custom_fields: [string, string, string, string, string];
+  created_at: number;
+}
+
+export function emptyState(): State {
+  return {
+    schema_version: 1,
+    merchants: {},
+    accounts: {},
+    beneficiaries: {},
+    payouts: {},
+    checkout_transactions: {},
+    clock: { now: null },
+  };
+}
