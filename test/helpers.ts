@@ -70,3 +70,11 @@ export function balance(app: SandboxApp, accountNo: string, headers = demoHeader
 export function advance(app: SandboxApp, ms: number): void {
   app.sandbox.clock.set(app.sandbox.clock.now() + ms);
 }
+
+import { readFileSync } from 'node:fs';
+import type { Fixtures } from '../src/fixtures.js';
+
+/** The default fixtures as an object, to be changed by a test. */
+export function defaultFixtures(): Fixtures {
+  return JSON.parse(readFileSync(new URL('../fixtures/default.json', import.meta.url), 'utf8')) as Fixtures;
+}

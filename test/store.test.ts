@@ -1,0 +1,118 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import type { SandboxApp } from '../src/app.js';
+import { ledgerSum } from '../src/domain/ledger.js';
+import { DEMO, balance, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp } from './helpers.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+function listen(app: SandboxApp): Promise<Server> {
+  return new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accepted, never below zero', async () => {
+  const fx = defaultFixtures();
+  fx.merchants[0].accounts[0].balance = 40 * 105.9; // 100 + 5 fee + 0.90 tax, 40 times
+  const app = await testApp({ fixtures: fx, data: join(dir, 'db.json') });
+  const server = await listen(app);
+  try {
+    const results = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        request(server).post('/api/v1/public/payment/transfer').set(demoHeaders).send(payoutBody({ client_ref_id: `CONC${String(i).padStart(5, '0')}` })),
+      ),
+    );
+    const accepted = results.filter((r) => r.status === 200);
+    const refused = results.filter((r) => r.status !== 200);
+    expect(accepted).toHaveLength(40);
+    expect(refused.every((r) => r.body.error?.code === 'INSUFFICIENT_BALANCE')).toBe(true);
+    expect((await balance(app, DEMO.van1)).body.data.current_balance).toBe(0);
+
+    const account = app.sandbox.repo.state.accounts[DEMO.van1];
+    expect(account.ledger.every((e) => e.balance_after >= 0)).toBe(true);
+    expect(ledgerSum(account)).toBe(account.balance);
+
+    // What was acknowledged is on disk.
+    await app.sandbox.close();
+    const onDisk = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8'));
+    expect(Object.keys(onDisk.payouts)).toHaveLength(40);
+    expect(onDisk.accounts[DEMO.van1].balance).toBe(0);
+  } finally {
+    server.close();
+  }
+});
+
+test('a 200 is sent only after the change is written to the file', async () => {
+  const file = join(dir, 'db.json');
+  const app = await testApp({ data: file });
+  const res = await initialize(app, payoutBody());
+  expect(res.status).toBe(200);
+  const onDisk = JSON.parse(readFileSync(file, 'utf8'));
+  expect(onDisk.payouts[res.body.data.ref_id]).toBeDefined();
+});
+
+test('every account balance equals the sum of its ledger after a mix of payouts', async () => {
+  const app = await testApp();
+  const mix: Array<Record<string, unknown>> = [
+    { amount: 10, payment_method: '1001' },
+    { amount: 2500.75, payment_method: '1002' },
+    { amount: 250000, payment_method: '1003', debit_from: DEMO.van2 },
+    { amount: 0.5, payment_method: '1001' }, // refused: range
+    { amount: 99999.99, payment_method: '1001', debit_from: DEMO.van2 },
+    { amount: 10, debit_from: DEMO.inactiveVan }, // refused: inactive
+    { amount: 123.45, payment_method: '1002', debit_from: DEMO.van2 },
+  ];
+  for (const m of mix) await initialize(app, payoutBody(m));
+  for (const account of Object.values(app.sandbox.repo.state.accounts)) {
+    expect(ledgerSum(account)).toBe(account.balance);
+  }
+  const van1 = app.sandbox.repo.state.accounts[DEMO.van1];
+  expect(van1.ledger.map((e) => e.type)).toEqual(['credit', 'payout', 'fee', 'tax', 'payout', 'fee', 'tax']);
+  expect((await balance(app, DEMO.van1)).body.data.current_balance).toBe(van1.balance / 100);
+});
+
+test('with a seed and the manual clock, two runs making the same calls get the same ids and timestamps', async () => {
+  const run = async () => {
+    const app = await testApp({ seed: 42 });
+    const out = [];
+    for (let i = 0; i < 3; i++) {
+      const r = await initialize(app, payoutBody({ client_ref_id: `SEED0000${i}` }));
+      out.push((await status(app, { ref_id: r.body.data.ref_id })).body.data.transaction);
+    }
+    return out;
+  };
+  const [a, b] = [await run(), await run()];
+  expect(a).toEqual(b);
+  const other = await testApp({ seed: 43 });
+  const r = await initialize(other, payoutBody({ client_ref_id: 'SEED00000' }));
+  expect(r.body.data.ref_id).not.toBe(String(a[0].ref_id));
+});
+
+test('an existing data file is used as it is; fixtures seed only a new store', async () => {
+  const file = join(dir, 'db.json');
+  const first = await testApp({ data: file });
+  const created = await initialize(first, payoutBody());
+  await first.sandbox.close();
+
+  const fx = defaultFixtures();
+  fx.merchants[0].accounts[0].balance = 1;
+  const second = await testApp({ data: file, fixtures: fx });
+  expect((await status(second, { ref_id: created.body.data.ref_id })).status).toBe(200);
+  expect((await balance(second, DEMO.van1)).body.data.current_balance).toBe(1000000 - 105.9);
+});
+
+test('a data file that is not JSON is refused without being overwritten', async () => {
+  const file = join(dir, 'db.json');
+  const { writeFileSync } = await import('node:fs');
+  writeFileSync(file, '{ not json');
+  await expect(testApp({ data: file })).rejects.toThrow(/db\.json: the data file is not valid JSON/);
+  expect(readFileSync(file, 'utf8')).toBe('{ not json');
+});
