@@ -3,6 +3,9 @@ import express, { type ErrorRequestHandler, type Express } from 'express';
 import { pino } from 'pino';
 import { pinoHttp } from 'pino-http';
 import { balanceRouter } from './api/balance.js';
+import { beneficiariesRouter } from './api/beneficiaries.js';
+import { checkoutRouter } from './api/checkout.js';
+import { verificationRouter } from './api/verification.js';
 import { sendError } from './api/envelopes.js';
 import { payoutsRouter } from './api/payouts.js';
 import { notFound } from './api/routing.js';
@@ -10,7 +13,7 @@ import { Clock } from './clock.js';
 import { resolveConfig, type SandboxOptions } from './config.js';
 import { schemaErrors } from './contract/validate.js';
 import { controlRouter } from './control/router.js';
-import { BusinessError, RequestError } from './errors.js';
+import { BusinessError, CheckoutError, RequestError } from './errors.js';
 import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import type { RateLimits, Sandbox } from './sandbox.js';
 import { Repo } from './store/repo.js';
@@ -61,6 +64,7 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
     random,
     logger,
     rateLimit: (name) => (config.rateLimits ? REFERENCE_LIMITS[name] : null),
+    beneficiaryActivationDelayMs: () => 10_000,
     close: async () => {
       if (closed) return;
       closed = true;
@@ -92,6 +96,9 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
   app.use(controlRouter(sandbox));
   app.use(payoutsRouter(sandbox));
   app.use(balanceRouter(sandbox));
+  app.use(beneficiariesRouter(sandbox));
+  app.use(verificationRouter(sandbox));
+  app.use(checkoutRouter(sandbox));
   app.use(notFound);
   app.use(errorHandler(sandbox));
   return app;
@@ -108,7 +115,7 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
       req.socket.destroy();
       return;
     }
-    if (err instanceof BusinessError || err instanceof RequestError) return sendError(res, err);
+    if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) return sendError(res, err);
     const e = err as HttpError;
     if (e?.type === 'entity.parse.failed') return sendError(res, new RequestError(400, 'The request body is not valid JSON.'));
     if (e?.type === 'entity.too.large') {

@@ -43,6 +43,16 @@ export class RequestError extends Error {
   }
 }
 
+/** A failure of the checkout API: `{ status: false, message }` with this HTTP status. */
+export class CheckoutError extends Error {
+  constructor(
+    readonly httpStatus: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export const MESSAGES = {
   invalidCredentials: 'Credentials are not valid',
   tooManyAttempts: 'Too many attempts',
@@ -52,4 +62,10 @@ export const MESSAGES = {
   payoutPending: 'Transaction is pending. Please check status after some time.',
   statusFetched: 'Transaction status fetched successfully',
   balanceFetched: 'Balance fetched successfully',
+  beneficiaryCreated: 'Beneficiary created successfully. It will be active within 24 hours.',
+  beneficiaryExists: 'Beneficiary already exists',
+  beneficiaryFetched: 'Beneficiary details fetched successfully',
+  checkoutFetched: 'Transaction status fetched successfully',
+  checkoutUnauthorized: 'Invalid MerchantId or AccessToken',
+  checkoutNotFound: 'Transaction not found',
 } as const;

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { Type, type Static } from '@sinclair/typebox';
-import { PAYMENT_METHOD_VALUES } from './contract/schemas.js';
+import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES, type VerificationType } from './contract/schemas.js';
 import { schemaErrors } from './contract/validate.js';
 import { post } from './domain/ledger.js';
 import { toPaise } from './money.js';
@@ -68,6 +68,12 @@ const MerchantFixture = Type.Object(
       { additionalProperties: false },
     ),
     tax_rate_percent: Type.Number({ minimum: 0, maximum: 100 }),
+    /** Commission per verification type in rupees; a type left out costs DEFAULT_VERIFICATION_CHARGES. */
+    verification_charges: Type.Optional(
+      Type.Object(Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, Type.Optional(Rupees())])), {
+        additionalProperties: false,
+      }),
+    ),
     per_transaction_limit: Type.Optional(Rupees({ exclusiveMinimum: 0 })),
     webhook_url: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
     webhook_version: Type.Optional(
@@ -117,6 +123,19 @@ export const FixturesSchema = Type.Object(
 export type Fixtures = Static<typeof FixturesSchema>;
 
 export const DEFAULT_PER_TRANSACTION_LIMIT = 1000000;
+
+/** Commission per verification in rupees, where the fixtures say none. */
+export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, number> = {
+  BANK: 3,
+  PAN: 2,
+  DRIVING_LICENSE: 5,
+  VOTER_ID: 4,
+  PASSPORT: 5,
+  CIN: 5,
+  GSTIN: 5,
+  AADHAAR: 6,
+  IFSC: 1,
+};
 
 export class FixturesError extends Error {}
 
@@ -179,6 +198,12 @@ export function stateFromFixtures(f: Fixtures, now: number): State {
       per_transaction_limit: toPaise(m.per_transaction_limit ?? DEFAULT_PER_TRANSACTION_LIMIT),
       webhook_url: m.webhook_url ?? null,
       webhook_version: m.webhook_version ?? null,
+      verification_charges: Object.fromEntries(
+        VERIFICATION_TYPES.map((t) => [
+          t,
+          toPaise((m.verification_charges as Partial<Record<VerificationType, number>> | undefined)?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t]),
+        ]),
+      ) as Record<VerificationType, number>,
     };
     state.merchants[merchant.merchant_id] = merchant;
     for (const a of m.accounts) {

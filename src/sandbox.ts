@@ -22,6 +22,8 @@ export interface Sandbox extends DomainContext {
   logger: Logger;
   /** The limits in force, or null for a limit that is off. */
   rateLimit(name: keyof RateLimits): RateLimitRule | null;
+  /** How long a new beneficiary stays Pending before it becomes Active on its own. */
+  beneficiaryActivationDelayMs(): number;
   /** Writes everything and releases timers; the app answers nothing after it. */
   close(): Promise<void>;
 }

@@ -127,3 +127,19 @@ test('--help and --version exit 0', async () => {
   expect(version.code).toBe(0);
   expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+$/);
 });
+
+test('--checkout-port serves the checkout API on a second listener too', async () => {
+  const running = await startCli(['--port', '0', '--checkout-port', '0', '--data', 'memory', '--log-level', 'silent']);
+  try {
+    const checkoutUrl = /Checkout URL:\s+(\S+)/.exec(running.output())![1];
+    expect(checkoutUrl).not.toBe(running.url);
+    const headers = { MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' };
+    for (const base of [checkoutUrl, running.url]) {
+      const res = await fetch(`${base}/api/v1/payment/transaction/PAYDEMO0000000002/status`, { headers });
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { status_flag: number } }).data.status_flag).toBe(1);
+    }
+  } finally {
+    expect(await running.stop()).toBe(0);
+  }
+});

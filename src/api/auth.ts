@@ -28,6 +28,13 @@ export function authenticateDashboard(repo: Repo, headers: Request['headers']): 
   return merchant && keyOk && secretOk && email !== '' ? merchant : null;
 }
 
+/** The checkout API's `MerchantId` and `AccessToken` headers, matched to one merchant. */
+export function authenticateCheckout(repo: Repo, headers: Request['headers']): Merchant | null {
+  const merchant = repo.merchant(headerValue(headers['merchantid']));
+  const tokenOk = secretEquals(headerValue(headers['accesstoken']), merchant?.access_token ?? NO_MERCHANT.api_secret);
+  return merchant && tokenOk ? merchant : null;
+}
+
 function headerValue(v: string | string[] | undefined): string {
   return (Array.isArray(v) ? v[0] : v) ?? '';
 }

@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import { BusinessError, RequestError, type ErrorCode } from '../errors.js';
+import { BusinessError, CheckoutError, RequestError, type ErrorCode } from '../errors.js';
 
 /** Envelope A: credential, rate-limit, validation and transport failures. HTTP status = http_code. */
 export function envelopeA(httpCode: number, message: string) {
@@ -21,7 +21,11 @@ export function sendSuccess<T>(res: Response, message: string, data: T): void {
 }
 
 /** The one place an error of the reference becomes an HTTP response. */
-export function sendError(res: Response, err: BusinessError | RequestError): void {
+export function sendError(res: Response, err: BusinessError | RequestError | CheckoutError): void {
+  if (err instanceof CheckoutError) {
+    res.status(err.httpStatus).json({ status: false, message: err.message });
+    return;
+  }
   if (err instanceof BusinessError) {
     res.status(400).json(envelopeB(err.code, err.message));
     return;

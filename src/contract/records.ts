@@ -1,5 +1,6 @@
 import { toRupees } from '../money.js';
-import type { Payout } from '../store/state.js';
+import { checkoutSignature } from '../domain/checkout.js';
+import type { Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { formatDisplayTime, formatTransactionDate } from '../time.js';
 
 /** The reference's payout transaction record (status check and webhook body): `ref_id` a number. */
@@ -26,4 +27,65 @@ export type PayoutRecord = ReturnType<typeof payoutRecord>;
 /** The reference's payout initialize result: `ref_id` a string. */
 export function initializeResult(p: Payout) {
   return { ref_id: p.ref_id, client_ref_id: p.client_ref_id, status: p.status };
+}
+
+/** The reference's beneficiary record; `email_id` is the owning merchant's email. */
+export function beneficiaryRecord(b: Beneficiary, merchant: Merchant) {
+  return {
+    bene_id: b.bene_id,
+    email_id: merchant.email,
+    bene_name: b.bene_name,
+    bene_email: b.bene_email,
+    bene_mobile_no: b.bene_mobile_no,
+    bank_name: b.bank_name,
+    bank_account_number: b.bank_account_number,
+    ifsc_code: b.ifsc_code,
+    vpa_address: b.vpa_address,
+    status: b.status,
+    timestamp: formatDisplayTime(b.created_at),
+  };
+}
+
+/** The reference's verification record. */
+export function verificationRecord(v: Verification) {
+  return {
+    verification_id: v.verification_id,
+    source_type: v.source_type,
+    doc_number: v.doc_number,
+    commission: toRupees(v.commission),
+    tax: toRupees(v.tax),
+    verification_status: v.verification_status,
+    verify_response: v.verify_response,
+  };
+}
+
+/** The reference's checkout transaction, with its signature. */
+export function checkoutRecord(t: CheckoutTransaction, merchant: Merchant) {
+  return {
+    payment_id: t.payment_id,
+    merchant_email: merchant.email,
+    merchant_id: merchant.merchant_id,
+    status: t.status,
+    status_flag: t.status === 'Success' ? 1 : 0,
+    payment_mode: t.payment_mode,
+    rrn: t.rrn,
+    order: {
+      order_id: t.order.order_id,
+      product_name: t.order.product_name,
+      gross_amount: toRupees(t.order.gross_amount),
+      gateway_fee: toRupees(t.order.gateway_fee),
+      currency: t.order.currency,
+      tax: toRupees(t.order.tax),
+    },
+    customer: { ...t.customer },
+    shipping: { ...t.shipping },
+    billing: { ...t.billing },
+    custom_field_1: t.custom_fields[0],
+    custom_field_2: t.custom_fields[1],
+    custom_field_3: t.custom_fields[2],
+    custom_field_4: t.custom_fields[3],
+    custom_field_5: t.custom_fields[4],
+    date: formatTransactionDate(t.created_at),
+    signature: checkoutSignature(t, merchant),
+  };
 }

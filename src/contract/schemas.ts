@@ -159,11 +159,14 @@ export const VerificationMembers = {
   },
   AADHAAR: {
     member: 'aadhaar',
-    schema: Type.Object({
-      aadhaar_number: Digits(12),
-      otp: Type.Optional(Digits(6)),
-      ref_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    }),
+    schema: Type.Object(
+      {
+        aadhaar_number: Digits(12),
+        otp: Type.Optional(Digits(6)),
+        ref_id: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+      },
+      { dependentRequired: { otp: ['ref_id'], ref_id: ['otp'] } },
+    ),
   },
   IFSC: { member: 'ifsc', schema: Type.Object({ ifsc_code: Ifsc() }) },
 } satisfies Record<VerificationType, { member: string; schema: TSchema }>;

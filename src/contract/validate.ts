@@ -1,10 +1,11 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object, whose
 // `default` is the plugin.
-type FormatsPlugin = (ajv: Ajv, formats: string[]) => Ajv;
+type FormatsPlugin = (ajv: Ajv, formats: string[]) => unknown;
 const formatsModule = addFormatsModule as unknown as FormatsPlugin & { default?: FormatsPlugin };
 const addFormats: FormatsPlugin = formatsModule.default ?? formatsModule;
 
@@ -114,6 +115,11 @@ function describe(e: ErrorObject): Failure | null {
     const f = attributeName(path);
     const message = when ? `The ${f} field is required when ${when}.` : `The ${f} field is required.`;
     return { path, rank, message };
+  }
+  if (e.keyword === 'dependentRequired') {
+    const path = [...base, String(e.params.missingProperty)];
+    const message = `The ${attributeName(path)} field is required when ${attributeName([...base, String(e.params.property)])} is present.`;
+    return { path, rank: 0, message };
   }
   if (e.keyword === 'if' || e.keyword === 'allOf') return null;
   const f = `The ${attributeName(base)} field`;

@@ -1,4 +1,4 @@
-import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State } from './state.js';
+import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
 import type { Store } from './store.js';
 
 /**
@@ -9,6 +9,7 @@ import type { Store } from './store.js';
 export class Repo {
   private merchantByEmail = new Map<string, string>();
   private payoutByClientRef = new Map<string, string>();
+  private beneficiariesByAccount = new Map<string, string[]>();
 
   constructor(readonly store: Store) {
     this.reindex();
@@ -22,6 +23,8 @@ export class Repo {
   reindex(): void {
     this.merchantByEmail.clear();
     this.payoutByClientRef.clear();
+    this.beneficiariesByAccount.clear();
+    for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
     for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
     for (const p of Object.values(this.state.payouts)) this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
   }
@@ -69,6 +72,24 @@ export class Repo {
 
   insertBeneficiary(b: Beneficiary): void {
     this.state.beneficiaries[b.bene_id] = b;
+    this.indexBeneficiary(b);
+  }
+
+  private indexBeneficiary(b: Beneficiary): void {
+    const key = accountKey(b.merchant_id, b.bank_account_number);
+    const ids = this.beneficiariesByAccount.get(key);
+    if (ids) ids.push(b.bene_id);
+    else this.beneficiariesByAccount.set(key, [b.bene_id]);
+  }
+
+  /** The merchant's beneficiaries with this bank account number (any IFSC). */
+  beneficiariesByAccountNumber(merchantId: string, accountNumber: string): Beneficiary[] {
+    const ids = this.beneficiariesByAccount.get(accountKey(merchantId, accountNumber)) ?? [];
+    return ids.map((id) => this.state.beneficiaries[id]);
+  }
+
+  beneficiaryByAccount(merchantId: string, accountNumber: string, ifsc: string): Beneficiary | undefined {
+    return this.beneficiariesByAccountNumber(merchantId, accountNumber).find((b) => b.ifsc_code === ifsc);
   }
 
   payout(merchantId: string, refId: string): Payout | undefined {
@@ -90,10 +111,44 @@ export class Repo {
     this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
   }
 
+  verification(merchantId: string, verificationId: string): Verification | undefined {
+    const v = own(this.state.verifications, verificationId);
+    return v && v.merchant_id === merchantId ? v : undefined;
+  }
+
+  verificationExists(verificationId: string): boolean {
+    return own(this.state.verifications, verificationId) !== undefined;
+  }
+
+  insertVerification(v: Verification): void {
+    this.state.verifications[v.verification_id] = v;
+  }
+
+  aadhaarOtp(merchantId: string, refId: string): AadhaarOtpRequest | undefined {
+    const r = own(this.state.aadhaar_otps, refId);
+    return r && r.merchant_id === merchantId ? r : undefined;
+  }
+
+  aadhaarOtpExists(refId: string): boolean {
+    return own(this.state.aadhaar_otps, refId) !== undefined;
+  }
+
+  insertAadhaarOtp(r: AadhaarOtpRequest): void {
+    this.state.aadhaar_otps[r.ref_id] = r;
+  }
+
+  deleteAadhaarOtp(refId: string): void {
+    delete this.state.aadhaar_otps[refId];
+  }
+
   checkoutTransaction(merchantId: string, paymentId: string): CheckoutTransaction | undefined {
     const t = own(this.state.checkout_transactions, paymentId);
     return t && t.merchant_id === merchantId ? t : undefined;
   }
+}
+
+function accountKey(merchantId: string, accountNumber: string): string {
+  return `${merchantId}\u0000${accountNumber}`;
 }
 
 function clientRefKey(merchantId: string, clientRefId: string): string {

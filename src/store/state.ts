@@ -1,3 +1,4 @@
+import type { VerificationType } from '../contract/schemas.js';
 import type { Paise } from '../money.js';
 
 /** Everything the sandbox remembers. One JSON document: the lowdb file, and (later) a snapshot. */
@@ -8,6 +9,9 @@ export interface State {
   beneficiaries: Record<string, Beneficiary>;
   payouts: Record<string, Payout>;
   checkout_transactions: Record<string, CheckoutTransaction>;
+  verifications: Record<string, Verification>;
+  /** Aadhaar OTP requests waiting for their second step, by their `ref_id`. */
+  aadhaar_otps: Record<string, AadhaarOtpRequest>;
   /** The manual clock's time, kept so a restart continues where it stopped. */
   clock: { now: number | null };
 }
@@ -28,11 +32,22 @@ export interface Merchant {
   per_transaction_limit: Paise;
   webhook_url: string | null;
   webhook_version: 'v1' | 'v2' | null;
+  /** Commission per verification type, in paise; tax on it at `tax_rate_percent`. */
+  verification_charges: Record<VerificationType, Paise>;
 }
 
 export type AccountStatus = 'ACTIVE' | 'INACTIVE';
 
-export type LedgerEntryType = 'credit' | 'payout' | 'fee' | 'tax' | 'refund' | 'fee_refund' | 'tax_refund';
+export type LedgerEntryType =
+  | 'credit'
+  | 'payout'
+  | 'fee'
+  | 'tax'
+  | 'refund'
+  | 'fee_refund'
+  | 'tax_refund'
+  | 'verification'
+  | 'verification_tax';
 
 export interface LedgerEntry {
   seq: number;
@@ -139,6 +154,28 @@ export interface CheckoutTransaction {
   created_at: number;
 }
 
+export interface Verification {
+  verification_id: string;
+  merchant_id: string;
+  source_type: VerificationType;
+  doc_number: string;
+  debit_from: string;
+  commission: Paise;
+  tax: Paise;
+  /** `Pending` only for an Aadhaar OTP request not yet completed. */
+  verification_status: 'Success' | 'Pending';
+  verify_response: Record<string, unknown>;
+  created_at: number;
+}
+
+export interface AadhaarOtpRequest {
+  ref_id: string;
+  merchant_id: string;
+  verification_id: string;
+  aadhaar_number: string;
+  expires_at: number;
+}
+
 export function emptyState(): State {
   return {
     schema_version: 1,
@@ -147,6 +184,8 @@ export function emptyState(): State {
     beneficiaries: {},
     payouts: {},
     checkout_transactions: {},
+    verifications: {},
+    aadhaar_otps: {},
     clock: { now: null },
   };
 }

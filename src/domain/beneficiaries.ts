@@ -1,0 +1,61 @@
+import type { CreateBeneficiaryRequest, GetBeneficiaryRequest } from '../contract/schemas.js';
+import { MESSAGES, RequestError } from '../errors.js';
+import type { Beneficiary, Merchant } from '../store/state.js';
+import { bankForIfsc } from './banks.js';
+import type { DomainContext } from './context.js';
+
+/** A beneficiary with this account number stays Pending until activated through the control API. */
+export const NEVER_ACTIVATES_ACCOUNT = '9999999999';
+
+export interface CreateBeneficiaryResult {
+  beneficiary: Beneficiary;
+  /** False when the merchant already had this account and IFSC: the existing one is returned. */
+  created: boolean;
+}
+
+/**
+ * Create beneficiary. The record starts Pending; `activates_at` is when it becomes Active on its
+ * own (`activationDelayMs` after creation), or null for the never-activating account number.
+ * The same account number and IFSC again, for the same merchant, returns the existing beneficiary
+ * rather than registering a second one.
+ */
+export function createBeneficiary(
+  ctx: DomainContext,
+  merchant: Merchant,
+  req: CreateBeneficiaryRequest,
+  activationDelayMs: number,
+): CreateBeneficiaryResult {
+  const { repo, clock, random } = ctx;
+  const existing = repo.beneficiaryByAccount(merchant.merchant_id, req.account_number, req.ifsc_code);
+  if (existing) return { beneficiary: existing, created: false };
+  const now = clock.now();
+  const beneficiary: Beneficiary = {
+    bene_id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
+    merchant_id: merchant.merchant_id,
+    bene_name: req.beneficiary_name,
+    bene_email: req.beneficiary_email,
+    bene_mobile_no: req.beneficiary_mobile,
+    bank_name: bankForIfsc(req.ifsc_code) ?? `${req.ifsc_code.slice(0, 4)} Bank`,
+    bank_account_number: req.account_number,
+    ifsc_code: req.ifsc_code,
+    vpa_address: null,
+    status: 'Pending',
+    created_at: now,
+    activates_at: req.account_number === NEVER_ACTIVATES_ACCOUNT ? null : now + activationDelayMs,
+  };
+  repo.insertBeneficiary(beneficiary);
+  return { beneficiary, created: true };
+}
+
+/** Get beneficiary: by id, or by name (case-insensitive) and account number; own records only. */
+export function findBeneficiary(ctx: DomainContext, merchant: Merchant, req: GetBeneficiaryRequest): Beneficiary {
+  const { repo } = ctx;
+  const found =
+    req.beneficiary_id !== undefined
+      ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id)
+      : repo
+          .beneficiariesByAccountNumber(merchant.merchant_id, req.account_number ?? '')
+          .find((b) => b.bene_name.toLowerCase() === (req.beneficiary_name ?? '').toLowerCase());
+  if (!found) throw new RequestError(400, MESSAGES.beneficiaryNotFound);
+  return found;
+}
