@@ -15,7 +15,14 @@ import { schemaErrors } from './contract/validate.js';
 import { controlRouter } from './control/router.js';
 import { BusinessError, CheckoutError, RequestError } from './errors.js';
 import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
-import type { RateLimits, Sandbox } from './sandbox.js';
+import { runBeneficiaryActivation } from './domain/beneficiaries.js';
+import { runCheckoutStep } from './domain/checkout.js';
+import { PayoutEvents } from './domain/context.js';
+import { runPayoutStep } from './domain/lifecycle.js';
+import type { Sandbox } from './sandbox.js';
+import { loadScenario, scenarioFromValue, type Scenario } from './scenario/scenario.js';
+import type { ScenarioFile } from './scenario/schema.js';
+import { Scheduler } from './scheduler.js';
 import { Repo } from './store/repo.js';
 import { openStore } from './store/store.js';
 import { SandboxRandom } from './random.js';
@@ -24,16 +31,15 @@ export type SandboxApp = Express & { sandbox: Sandbox };
 
 const BODY_LIMIT = '100kb';
 
-const REFERENCE_LIMITS: RateLimits = {
-  status_check: { limit: 3, windowMs: 60_000 },
-  balance_check: { limit: 10, windowMs: 60_000 },
-};
-
 async function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
   if (typeof source === 'string') return loadFixtures(source);
   const problems = schemaErrors(FixturesSchema, source);
   if (problems) throw new FixturesError(problems.map((p) => `fixtures: ${p}`).join('\n'));
   return source;
+}
+
+function scenarioOf(source: string | ScenarioFile): Promise<Scenario> {
+  return typeof source === 'string' ? loadScenario(source) : Promise.resolve(scenarioFromValue(source, null));
 }
 
 /**
@@ -43,6 +49,7 @@ async function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
 export async function createApp(options: SandboxOptions = {}): Promise<SandboxApp> {
   const config = resolveConfig(options);
   const fixtures = await fixturesOf(config.fixtures);
+  let scenario = await scenarioOf(config.scenario);
   const clock = new Clock({ mode: config.clock, speed: config.speed, start: config.clockStart ?? undefined });
   const random = new SandboxRandom(config.seed ?? undefined);
   const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()));
@@ -55,6 +62,8 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
     redact: ['req.headers["x-api-key"]', 'req.headers["x-api-secret"]', 'req.headers.accesstoken', 'req.headers.authorization'],
   });
 
+  const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
+
   let closed = false;
   const sandbox: Sandbox = {
     config,
@@ -63,14 +72,26 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
     clock,
     random,
     logger,
-    rateLimit: (name) => (config.rateLimits ? REFERENCE_LIMITS[name] : null),
-    beneficiaryActivationDelayMs: () => 10_000,
+    scheduler,
+    events: new PayoutEvents(),
+    scenario: () => scenario,
+    setScenario: (next) => {
+      scenario = next;
+    },
+    rateLimit: (name) => (config.rateLimits ? scenario.limits[name] : null),
     close: async () => {
       if (closed) return;
       closed = true;
+      scheduler.stop();
       await store.persist();
     },
   };
+  scheduler.on('payout_step', (item) => runPayoutStep(sandbox, item));
+  scheduler.on('beneficiary_activation', (item) => runBeneficiaryActivation(sandbox, item));
+  scheduler.on('checkout_step', (item) => runCheckoutStep(sandbox, item));
+  scheduler.reload();
+  // Whatever fell due while the sandbox was stopped happens now.
+  await scheduler.runDue();
 
   const app = express() as SandboxApp;
   app.sandbox = sandbox;

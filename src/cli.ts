@@ -5,6 +5,7 @@ import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, type SandboxOptions } from './config.js';
 import { FixturesError } from './fixtures.js';
+import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError } from './store/store.js';
 import { VERSION } from './version.js';
 
@@ -48,6 +49,7 @@ export function buildProgram(): Command {
     )
     .addOption(env(new Option('--data <path|memory>', 'lowdb JSON file, or "memory"').default(DEFAULTS.data), 'DATA'))
     .addOption(env(new Option('--fixtures <file>', 'fixtures loaded into a new store').default(DEFAULT_FIXTURES, 'the shipped fixtures/default.json'), 'FIXTURES'))
+    .addOption(env(new Option('--scenario <file>', 'behaviour rules, JSON or YAML').default(DEFAULT_SCENARIO, 'the shipped scenarios/default.json'), 'SCENARIO'))
     .addOption(env(new Option('--webhook-url <url>', 'webhook target for merchants that have none'), 'WEBHOOK_URL'))
     .addOption(env(new Option('--clock <mode>', 'real or manual').choices(['real', 'manual']).default(DEFAULTS.clock), 'CLOCK'))
     .addOption(env(new Option('--speed <x>', 'real clock sped up x times').argParser(positiveNumber).default(DEFAULTS.speed), 'SPEED'))
@@ -68,6 +70,7 @@ interface CliOptions {
   checkoutPort?: number;
   data: string;
   fixtures: string;
+  scenario: string;
   webhookUrl?: string;
   clock: 'real' | 'manual';
   speed: number;
@@ -85,6 +88,7 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
     checkoutPort: o.checkoutPort ?? null,
     data: o.data,
     fixtures: o.fixtures,
+    scenario: o.scenario,
     webhookUrl: o.webhookUrl ?? null,
     clock: o.clock,
     speed: o.speed,
@@ -118,6 +122,7 @@ function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
     `  Checkout URL:  ${checkoutUrl}`,
     `  Control URL:   ${apiUrl}/__sandbox`,
     `  Data:          ${sb.store.kind === 'memory' ? 'memory' : sb.store.path}`,
+    `  Scenario:      ${sb.scenario().name}${sb.scenario().source ? ` (${sb.scenario().source})` : ''}`,
     `  Clock:         ${sb.clock.mode}${sb.clock.mode === 'real' && sb.clock.speed !== 1 ? ` x${sb.clock.speed}` : ''}, seed ${sb.random.seed}`,
   ];
   if (demo) {
@@ -155,7 +160,7 @@ export async function main(argv: string[]): Promise<void> {
   try {
     app = await createApp(options);
   } catch (err) {
-    if (err instanceof ConfigError || err instanceof FixturesError || err instanceof StoreFileError) {
+    if (err instanceof ConfigError || err instanceof FixturesError || err instanceof ScenarioError || err instanceof StoreFileError) {
       process.stderr.write(`payout-sandbox: ${err.message}\n`);
       process.exit(EXIT_USAGE);
     }
@@ -173,11 +178,6 @@ export async function main(argv: string[]): Promise<void> {
     await app.sandbox.close();
     process.exit(1);
   }
-  const host = options.host ?? DEFAULTS.host;
-  const apiUrl = urlOf(servers[0], host);
-  const checkoutUrl = servers[1] ? urlOf(servers[1], host) : apiUrl;
-  process.stdout.write(banner(app, apiUrl, checkoutUrl));
-
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -187,6 +187,8 @@ export async function main(argv: string[]): Promise<void> {
     // still open after 10 s are cut.
     const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);
     force.unref();
+    // Responses held on the sandbox clock (a delay fault) are released so they can finish.
+    app.sandbox.scheduler.stop();
     await Promise.all(
       servers.map(
         (s) =>
@@ -201,4 +203,10 @@ export async function main(argv: string[]): Promise<void> {
   };
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
+
+  // The banner last: whoever waits for it can signal the process at once.
+  const host = options.host ?? DEFAULTS.host;
+  const apiUrl = urlOf(servers[0], host);
+  const checkoutUrl = servers[1] ? urlOf(servers[1], host) : apiUrl;
+  process.stdout.write(banner(app, apiUrl, checkoutUrl));
 }

@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import type { ClockMode } from './clock.js';
 import type { Fixtures } from './fixtures.js';
+import { DEFAULT_SCENARIO } from './scenario/scenario.js';
+import type { ScenarioFile } from './scenario/schema.js';
 import { PACKAGE_ROOT } from './version.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -15,6 +17,8 @@ export interface SandboxConfig {
   data: string;
   /** A fixtures file, or the fixtures themselves (in-process use). */
   fixtures: string | Fixtures;
+  /** A scenario file (JSON or YAML), or the scenario itself (in-process use). */
+  scenario: string | ScenarioFile;
   webhookUrl: string | null;
   clock: ClockMode;
   speed: number;
@@ -34,6 +38,7 @@ export const DEFAULTS: SandboxConfig = {
   checkoutPort: null,
   data: '.sandbox/db.json',
   fixtures: DEFAULT_FIXTURES,
+  scenario: DEFAULT_SCENARIO,
   webhookUrl: null,
   clock: 'real',
   speed: 1,

@@ -22,11 +22,12 @@ export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
   GENERIC_EXCEPTION: 'Something went wrong. Please try again later.',
 };
 
-/** A business failure: answered with envelope B. */
+/** A business failure: answered with envelope B. `rule`: the scenario rule that produced it. */
 export class BusinessError extends Error {
   constructor(
     readonly code: ErrorCode,
     message: string = DEFAULT_ERROR_MESSAGES[code],
+    readonly rule?: string,
   ) {
     super(message);
   }
@@ -40,6 +41,17 @@ export class RequestError extends Error {
     readonly headers: Record<string, string> = {},
   ) {
     super(message);
+  }
+}
+
+/** A scripted transport fault that creates nothing: answered as envelope A with its status. */
+export class FaultError extends RequestError {
+  constructor(
+    httpCode: number,
+    message: string,
+    readonly rule: string,
+  ) {
+    super(httpCode, message);
   }
 }
 

@@ -247,6 +247,7 @@ export function stateFromFixtures(f: Fixtures, now: number): State {
         billing: { ...t.billing },
         custom_fields: custom as [string, string, string, string, string],
         created_at: Date.parse(t.created_at),
+        next_step: null,
       };
     }
   }

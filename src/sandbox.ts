@@ -2,8 +2,10 @@ import type { Logger } from 'pino';
 import type { RateLimitRule } from './api/ratelimit.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
-import type { DomainContext } from './domain/context.js';
+import type { DomainContext, PayoutEvents } from './domain/context.js';
 import type { SandboxRandom } from './random.js';
+import type { Scenario } from './scenario/scenario.js';
+import type { Scheduler } from './scheduler.js';
 import type { Repo } from './store/repo.js';
 import type { Store } from './store/store.js';
 
@@ -20,10 +22,14 @@ export interface Sandbox extends DomainContext {
   clock: Clock;
   random: SandboxRandom;
   logger: Logger;
+  scheduler: Scheduler;
+  events: PayoutEvents;
+  /** The scenario in force. */
+  scenario(): Scenario;
+  /** Puts another scenario in force (for what is decided from now on). */
+  setScenario(next: Scenario): void;
   /** The limits in force, or null for a limit that is off. */
   rateLimit(name: keyof RateLimits): RateLimitRule | null;
-  /** How long a new beneficiary stays Pending before it becomes Active on its own. */
-  beneficiaryActivationDelayMs(): number;
   /** Writes everything and releases timers; the app answers nothing after it. */
   close(): Promise<void>;
 }

@@ -78,3 +78,20 @@ import type { Fixtures } from '../src/fixtures.js';
 export function defaultFixtures(): Fixtures {
   return JSON.parse(readFileSync(new URL('../fixtures/default.json', import.meta.url), 'utf8')) as Fixtures;
 }
+
+/** Advances the sandbox clock through the control API (runs every due item in order). */
+export async function advanceBy(app: SandboxApp, by: string): Promise<void> {
+  const res = await request(app).post('/__sandbox/clock/advance').send({ by });
+  if (res.status !== 200) throw new Error(`advance failed: ${res.status} ${JSON.stringify(res.body)}`);
+}
+
+/** The payout record as the status check shows it (rate limits off in the app, or few calls). */
+export async function record(app: SandboxApp, refId: string) {
+  const res = await status(app, { ref_id: refId });
+  if (res.status !== 200) throw new Error(`status failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.data.transaction;
+}
+
+export async function balanceOf(app: SandboxApp, accountNo: string = DEMO.van1): Promise<number> {
+  return (await balance(app, accountNo)).body.data.current_balance;
+}

@@ -18,7 +18,7 @@ export function beneficiariesRouter(sb: Sandbox): Router {
   router
     .route('/api/v1/public/beneficiary/create')
     .post(auth, async (req, res) => {
-      const { beneficiary, created } = createBeneficiary(sb, merchantOf(res), parseCreate(req.body), sb.beneficiaryActivationDelayMs());
+      const { beneficiary, created } = createBeneficiary(sb, merchantOf(res), parseCreate(req.body));
       if (created) await sb.repo.persist();
       sendSuccess(res, created ? MESSAGES.beneficiaryCreated : MESSAGES.beneficiaryExists, {
         beneficiary_id: beneficiary.bene_id,

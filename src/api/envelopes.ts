@@ -1,6 +1,9 @@
 import type { Response } from 'express';
 import { BusinessError, CheckoutError, RequestError, type ErrorCode } from '../errors.js';
 
+/** Names the scenario rule that decided a response (sandbox-only information stays in headers). */
+export const SANDBOX_RULE_HEADER = 'X-Sandbox-Rule';
+
 /** Envelope A: credential, rate-limit, validation and transport failures. HTTP status = http_code. */
 export function envelopeA(httpCode: number, message: string) {
   return { success: false as const, http_code: httpCode, message };
@@ -26,6 +29,7 @@ export function sendError(res: Response, err: BusinessError | RequestError | Che
     res.status(err.httpStatus).json({ status: false, message: err.message });
     return;
   }
+  if ('rule' in err && typeof err.rule === 'string') res.set(SANDBOX_RULE_HEADER, err.rule);
   if (err instanceof BusinessError) {
     res.status(400).json(envelopeB(err.code, err.message));
     return;

@@ -1,12 +1,12 @@
-import { Router, type Request } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { initializeResult, payoutRecord } from '../contract/records.js';
 import { InitializePayoutRequest, PayoutStatusRequest } from '../contract/schemas.js';
 import { findPayout, initializePayout } from '../domain/payouts.js';
-import { MESSAGES } from '../errors.js';
+import { MESSAGES, RequestError } from '../errors.js';
 import type { Sandbox } from '../sandbox.js';
 import type { ApiVersion } from '../store/state.js';
 import { dashboardAuth, merchantOf } from './auth.js';
-import { sendSuccess } from './envelopes.js';
+import { SANDBOX_RULE_HEADER, sendSuccess } from './envelopes.js';
 import { methodNotAllowed } from './routing.js';
 import { limiter } from './ratelimit.js';
 import { inputParser } from './validation.js';
@@ -24,11 +24,19 @@ export function payoutsRouter(sb: Sandbox): Router {
   const parsePayoutStatusRequest = inputParser(PayoutStatusRequest);
   const auth = dashboardAuth(sb.repo);
 
-  const initialize = (version: ApiVersion) => async (req: Request, res: import('express').Response) => {
+  const initialize = (version: ApiVersion) => async (req: Request, res: Response) => {
     const merchant = merchantOf(res);
     const input = parseInitializePayoutRequest(req.body);
-    const payout = initializePayout(sb, merchant, input, version);
+    const { payout, rule, fault } = initializePayout(sb, merchant, input, version);
     await sb.repo.persist();
+    res.set(SANDBOX_RULE_HEADER, rule);
+    // A scripted fault after the payout was created: the client sees it, the payout lives on.
+    if (fault?.type === 'error') throw new RequestError(fault.httpCode, fault.message);
+    if (fault?.type === 'drop') {
+      req.socket.destroy();
+      return;
+    }
+    if (fault?.type === 'delay') await sb.scheduler.wait(fault.delayMs);
     sendSuccess(res, MESSAGES.payoutPending, initializeResult(payout));
   };
 

@@ -1,11 +1,9 @@
 import type { CreateBeneficiaryRequest, GetBeneficiaryRequest } from '../contract/schemas.js';
 import { MESSAGES, RequestError } from '../errors.js';
-import type { Beneficiary, Merchant } from '../store/state.js';
+import { beneficiaryActivation } from '../scenario/match.js';
+import type { Beneficiary, DueItem, Merchant } from '../store/state.js';
 import { bankForIfsc } from './banks.js';
 import type { DomainContext } from './context.js';
-
-/** A beneficiary with this account number stays Pending until activated through the control API. */
-export const NEVER_ACTIVATES_ACCOUNT = '9999999999';
 
 export interface CreateBeneficiaryResult {
   beneficiary: Beneficiary;
@@ -15,20 +13,20 @@ export interface CreateBeneficiaryResult {
 
 /**
  * Create beneficiary. The record starts Pending; `activates_at` is when it becomes Active on its
- * own (`activationDelayMs` after creation), or null for the never-activating account number.
- * The same account number and IFSC again, for the same merchant, returns the existing beneficiary
- * rather than registering a second one.
+ * own (the scenario's delay, or a matching rule's), null when a rule says never. The same account
+ * number and IFSC again, for the same merchant, returns the existing beneficiary rather than
+ * registering a second one.
  */
-export function createBeneficiary(
-  ctx: DomainContext,
-  merchant: Merchant,
-  req: CreateBeneficiaryRequest,
-  activationDelayMs: number,
-): CreateBeneficiaryResult {
+export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: CreateBeneficiaryRequest): CreateBeneficiaryResult {
   const { repo, clock, random } = ctx;
   const existing = repo.beneficiaryByAccount(merchant.merchant_id, req.account_number, req.ifsc_code);
   if (existing) return { beneficiary: existing, created: false };
   const now = clock.now();
+  const activation = beneficiaryActivation(ctx.scenario(), {
+    account_number: req.account_number,
+    ifsc_code: req.ifsc_code,
+    beneficiary_name: req.beneficiary_name,
+  });
   const beneficiary: Beneficiary = {
     bene_id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
     merchant_id: merchant.merchant_id,
@@ -41,10 +39,26 @@ export function createBeneficiary(
     vpa_address: null,
     status: 'Pending',
     created_at: now,
-    activates_at: req.account_number === NEVER_ACTIVATES_ACCOUNT ? null : now + activationDelayMs,
+    activates_at: activation.delayMs === null ? null : now + activation.delayMs,
   };
   repo.insertBeneficiary(beneficiary);
+  if (beneficiary.activates_at !== null) {
+    ctx.scheduler.schedule('beneficiary_activation', beneficiary.activates_at, { bene_id: beneficiary.bene_id });
+  }
   return { beneficiary, created: true };
+}
+
+/** Pending → Active (scheduled, or forced through the control API); Active stays Active. */
+export function activateBeneficiary(ctx: DomainContext, beneficiary: Beneficiary): void {
+  if (beneficiary.status === 'Active') return;
+  beneficiary.status = 'Active';
+  beneficiary.activates_at = ctx.clock.now();
+}
+
+/** The scheduler's handler for a beneficiary activation. */
+export function runBeneficiaryActivation(ctx: DomainContext, item: DueItem): void {
+  const id = String(item.payload.bene_id);
+  if (ctx.repo.beneficiaryExists(id)) activateBeneficiary(ctx, ctx.repo.state.beneficiaries[id]);
 }
 
 /** Get beneficiary: by id, or by name (case-insensitive) and account number; own records only. */

@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
-import type { CheckoutTransaction, Merchant } from '../store/state.js';
+import { checkoutTimeline } from '../scenario/match.js';
+import type { CheckoutStep } from '../scenario/scenario.js';
+import type { CreateCheckoutBody } from '../control/schemas.js';
+import { toPaise } from '../money.js';
+import type { CheckoutStatus, CheckoutTransaction, DueItem, Merchant } from '../store/state.js';
 import { formatTransactionDate } from '../time.js';
+import type { DomainContext } from './context.js';
 
 /**
  * The canonical string the checkout `signature` signs (a sandbox choice; the reference does not
@@ -23,4 +28,85 @@ export function checkoutCanonicalString(t: CheckoutTransaction, merchant: Mercha
 /** Hex HMAC-SHA256 of the canonical string, keyed by the merchant's API secret. */
 export function checkoutSignature(t: CheckoutTransaction, merchant: Merchant): string {
   return createHmac('sha256', merchant.api_secret).update(checkoutCanonicalString(t, merchant)).digest('hex');
+}
+
+/** Initialized may become anything else; Success, Failed and Dropped are final. */
+export function checkoutTransitionRefusal(from: CheckoutStatus, to: CheckoutStatus): string | null {
+  if (from !== 'Initialized') return `${from} is final`;
+  if (to === 'Initialized') return 'Initialized → Initialized is no change';
+  return null;
+}
+
+/** Moves a checkout transaction on; Success gets a 12-digit RRN. Returns the refusal, if any. */
+export function transitionCheckout(ctx: DomainContext, t: CheckoutTransaction, status: CheckoutStatus): string | null {
+  const refusal = checkoutTransitionRefusal(t.status, status);
+  if (refusal) return refusal;
+  t.status = status;
+  if (status === 'Success' && t.rrn === '') t.rrn = ctx.random.digits(12);
+  ctx.scheduler.cancel(t.next_step);
+  t.next_step = null;
+  return null;
+}
+
+/** Schedules a new transaction's timeline: a matching checkout rule's, else the scenario's default. */
+export function startCheckoutTimeline(ctx: DomainContext, t: CheckoutTransaction): string {
+  const { rule, timeline } = checkoutTimeline(ctx.scenario(), { amount: t.order.gross_amount, payment_mode: t.payment_mode });
+  scheduleCheckoutStep(ctx, t, t.created_at, timeline);
+  return rule;
+}
+
+function scheduleCheckoutStep(ctx: DomainContext, t: CheckoutTransaction, from: number, steps: CheckoutStep[]): void {
+  if (steps.length === 0) return;
+  const [next, ...rest] = steps;
+  t.next_step = ctx.scheduler.schedule('checkout_step', from + next.afterMs, { payment_id: t.payment_id, step: next, rest }).id;
+}
+
+/** The scheduler's handler for a checkout step. */
+export function runCheckoutStep(ctx: DomainContext, item: DueItem): void {
+  const id = String(item.payload.payment_id);
+  const t = Object.prototype.hasOwnProperty.call(ctx.repo.state.checkout_transactions, id) ? ctx.repo.state.checkout_transactions[id] : undefined;
+  if (!t || t.next_step !== item.id) return;
+  t.next_step = null;
+  const step = item.payload.step as CheckoutStep;
+  if (transitionCheckout(ctx, t, step.status) === null) scheduleCheckoutStep(ctx, t, item.due, item.payload.rest as CheckoutStep[]);
+}
+
+/** A new Initialized checkout transaction (control API), on its scenario timeline. */
+export function createCheckoutTransaction(
+  ctx: DomainContext,
+  merchant: Merchant,
+  body: CreateCheckoutBody,
+): { transaction: CheckoutTransaction; rule: string } {
+  const { repo, random, clock } = ctx;
+  const paymentId = random.unique(
+    () => `PAY${random.alphanumeric(14)}`,
+    (id) => Object.prototype.hasOwnProperty.call(repo.state.checkout_transactions, id),
+  );
+  const custom = [...(body.custom_fields ?? [])];
+  while (custom.length < 5) custom.push('');
+  const empty = { address: null, city: null, state: null, country: null, pincode: null };
+  const t: CheckoutTransaction = {
+    payment_id: paymentId,
+    merchant_id: merchant.merchant_id,
+    status: 'Initialized',
+    payment_mode: body.payment_mode ?? 'UPI',
+    rrn: '',
+    order: {
+      order_id: body.order_id ?? `ORD${random.digits(10)}`,
+      product_name: body.product_name ?? '',
+      gross_amount: toPaise(body.amount),
+      gateway_fee: 0,
+      currency: 'INR',
+      tax: 0,
+    },
+    customer: { name: body.customer?.name ?? '', email_id: body.customer?.email_id ?? '', mobile_no: body.customer?.mobile_no ?? '' },
+    shipping: { ...empty },
+    billing: { ...empty },
+    custom_fields: custom as CheckoutTransaction['custom_fields'],
+    created_at: clock.now(),
+    next_step: null,
+  };
+  repo.state.checkout_transactions[paymentId] = t;
+  const rule = startCheckoutTimeline(ctx, t);
+  return { transaction: t, rule };
 }

@@ -1,9 +1,13 @@
 import type { InitializePayoutRequest } from '../contract/schemas.js';
-import { BusinessError, MESSAGES, RequestError } from '../errors.js';
+import { BusinessError, FaultError, MESSAGES, RequestError } from '../errors.js';
 import { toPaise, taxOn, type Paise } from '../money.js';
+import { parseDirective } from '../scenario/directive.js';
+import { matchPayoutRule } from '../scenario/match.js';
+import type { FaultSpec, PayoutPlan } from '../scenario/scenario.js';
 import type { ApiVersion, Merchant, Payout, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
+import { startPayoutTimeline } from './lifecycle.js';
 
 /** Allowed amount per payment method, in paise (SPEC 3). `max` null: no upper bound. */
 export const PAYMENT_METHOD_RANGES: Record<PaymentMethod, { name: string; min: Paise; max: Paise | null }> = {
@@ -17,18 +21,28 @@ export function rangeText(method: PaymentMethod): string {
   return r.max === null ? `${r.min / 100} and above` : `${r.min / 100} to ${r.max / 100}`;
 }
 
+export interface InitializeOutcome {
+  payout: Payout;
+  /** The rule that decided the outcome: a scenario rule's name, `inline` or `default`. */
+  rule: string;
+  /** A scripted fault the client sees although the payout was created. */
+  fault: FaultSpec | null;
+}
+
 /**
- * Initialize payout, V1 or V2: the checks of SPEC 3 in their order after credentials and fields,
- * then the debit and the stored record. Synchronous, so nothing can interleave between the
- * balance check and the debit.
+ * Initialize payout, V1 or V2: the checks of SPEC 3 in their order after credentials and fields
+ * (the scenario's rules at the "magic amounts" step), then the debit, the stored record and its
+ * timeline. Synchronous, so nothing can interleave between the balance check and the debit.
  */
 export function initializePayout(
   ctx: DomainContext,
   merchant: Merchant,
   req: InitializePayoutRequest,
   version: ApiVersion,
-): Payout {
+): InitializeOutcome {
   const { repo, clock, random } = ctx;
+  const directive = parseDirective(req.remarks);
+  if (directive && !directive.ok) throw new RequestError(400, directive.message);
   const account = repo.account(merchant.merchant_id, req.debit_from);
   if (!account) throw new RequestError(400, 'The selected debit from is invalid.');
   if (account.status !== 'ACTIVE') throw new BusinessError('ACCOUNT_NOT_ACTIVE');
@@ -38,6 +52,27 @@ export function initializePayout(
 
   const amount = toPaise(req.amount);
   const method = req.payment_method;
+  const known = req.beneficiary_id !== undefined ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id) : undefined;
+  const rule = matchPayoutRule(
+    ctx.scenario(),
+    {
+      amount,
+      payment_method: method,
+      account_number: known?.bank_account_number ?? req.account_number ?? '',
+      ifsc_code: known?.ifsc_code ?? req.ifsc_code ?? '',
+      beneficiary_name: known?.bene_name ?? req.beneficiary_name ?? '',
+      client_ref_id: req.client_ref_id,
+    },
+    random,
+  );
+  if (rule?.outcome.kind === 'reject') throw new BusinessError(rule.outcome.code, rule.outcome.message, rule.name);
+  if (rule?.outcome.kind === 'fault' && !rule.outcome.fault.create) {
+    throw new FaultError(rule.outcome.fault.httpCode, rule.outcome.fault.message, rule.name);
+  }
+  let plan: PayoutPlan = ctx.scenario().payouts.defaultPlan;
+  if (rule) plan = rule.outcome.plan;
+  if (directive?.ok) plan = directive.plan;
+
   const range = PAYMENT_METHOD_RANGES[method];
   if (amount < range.min || (range.max !== null && amount > range.max)) {
     throw new BusinessError(
@@ -90,7 +125,7 @@ export function initializePayout(
     tax,
     payment_method: method,
     debit_from: account.account_no,
-    status: 'Pending',
+    status: plan.initialStatus,
     bank_ref_number: '',
     bank_res_msg: '',
     beneficiary,
@@ -99,8 +134,10 @@ export function initializePayout(
     remarks: req.remarks,
     created_at: now,
     updated_at: now,
-    history: [{ status: 'Pending', at: now, bank_res_msg: '' }],
+    history: [{ status: plan.initialStatus, at: now, bank_res_msg: '' }],
     refunded: false,
+    rule: plan.rule,
+    next_step: null,
   };
   post(account, now, refId, [
     { type: 'payout', amount: -amount, note: `payout ${req.client_ref_id}` },
@@ -108,7 +145,8 @@ export function initializePayout(
     { type: 'tax', amount: -tax, note: `tax on the fee of payout ${req.client_ref_id}` },
   ]);
   repo.insertPayout(payout);
-  return payout;
+  startPayoutTimeline(ctx, payout, plan);
+  return { payout, rule: plan.rule, fault: rule?.outcome.kind === 'fault' ? rule.outcome.fault : null };
 }
 
 /** Finds the caller's payout by ref_id (preferred) or client_ref_id. */

@@ -14,6 +14,19 @@ export interface State {
   aadhaar_otps: Record<string, AadhaarOtpRequest>;
   /** The manual clock's time, kept so a restart continues where it stopped. */
   clock: { now: number | null };
+  /** Everything due later, on the sandbox clock (see Scheduler). */
+  scheduler: { seq: number; items: Record<string, DueItem> };
+}
+
+export type DueKind = 'payout_step' | 'beneficiary_activation' | 'checkout_step' | 'webhook_attempt';
+
+export interface DueItem {
+  id: string;
+  /** Tie-breaker: items due at the same instant run in the order they were scheduled. */
+  seq: number;
+  due: number;
+  kind: DueKind;
+  payload: Record<string, unknown>;
 }
 
 export type PaymentMethod = '1001' | '1002' | '1003';
@@ -121,6 +134,10 @@ export interface Payout {
   history: PayoutTransition[];
   /** True once amount, fee and tax went back to the account; a refund happens at most once. */
   refunded: boolean;
+  /** The scenario rule (or `inline`, `default`) that decided this payout's outcome. */
+  rule: string;
+  /** The due item of the next scripted step, if any. */
+  next_step: string | null;
 }
 
 export type CheckoutStatus = 'Initialized' | 'Success' | 'Failed' | 'Dropped';
@@ -152,6 +169,8 @@ export interface CheckoutTransaction {
   billing: Address;
   custom_fields: [string, string, string, string, string];
   created_at: number;
+  /** The due item of the next scripted status, if any. */
+  next_step: string | null;
 }
 
 export interface Verification {
@@ -187,5 +206,6 @@ export function emptyState(): State {
     verifications: {},
     aadhaar_otps: {},
     clock: { now: null },
+    scheduler: { seq: 0, items: {} },
   };
 }

@@ -1,0 +1,102 @@
+import { toRupees } from '../money.js';
+import type { PayoutPlan, TimelineStep } from '../scenario/scenario.js';
+import type { DueItem, Payout, PayoutStatus } from '../store/state.js';
+import type { DomainContext } from './context.js';
+import { post } from './ledger.js';
+
+export const DEFAULT_BANK_MESSAGES: Record<PayoutStatus, string> = {
+  NEW: '',
+  Pending: '',
+  Success: 'Transaction successful',
+  Failed: 'Transaction failed',
+  Unknown: 'Awaiting confirmation from the bank',
+};
+
+/** Which status may follow which. Failed is final; Success may still fail (a reversal). */
+const NEXT: Record<PayoutStatus, readonly PayoutStatus[]> = {
+  NEW: ['Pending', 'Success', 'Failed', 'Unknown'],
+  Pending: ['Success', 'Failed', 'Unknown'],
+  Unknown: ['Pending', 'Success', 'Failed'],
+  Success: ['Failed'],
+  Failed: [],
+};
+
+export type TransitionResult = { ok: true } | { ok: false; reason: string };
+
+/**
+ * Moves a payout to `status`: the history and `transaction_date` record the change, Success gets a
+ * 12-digit UTR, Failed (also after Success) credits amount, fee and tax back once, and one status
+ * event carries the record as it is after the change.
+ */
+export function transitionPayout(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
+  if (!NEXT[payout.status].includes(status)) {
+    const reason = `${payout.status} → ${status} is not a transition a payout can make`;
+    ctx.logger.info({ ref_id: payout.ref_id, from: payout.status, to: status }, 'payout transition refused');
+    return { ok: false, reason };
+  }
+  const now = ctx.clock.now();
+  payout.status = status;
+  payout.bank_res_msg = bankResMsg ?? DEFAULT_BANK_MESSAGES[status];
+  payout.updated_at = now;
+  payout.history.push({ status, at: now, bank_res_msg: payout.bank_res_msg });
+  if (status === 'Success' && payout.bank_ref_number === '') payout.bank_ref_number = ctx.random.digits(12);
+  if (status === 'Failed') {
+    refund(ctx, payout, now);
+    // Nothing follows a final failure.
+    ctx.scheduler.cancel(payout.next_step);
+    payout.next_step = null;
+  }
+  ctx.events.emitPayoutStatus(payout);
+  return { ok: true };
+}
+
+function refund(ctx: DomainContext, payout: Payout, at: number): void {
+  if (payout.refunded) return;
+  const account = ctx.repo.state.accounts[payout.debit_from];
+  post(account, at, payout.ref_id, [
+    { type: 'refund', amount: payout.amount, note: `refund of payout ${payout.client_ref_id} (₹${toRupees(payout.amount)})` },
+    { type: 'fee_refund', amount: payout.fees, note: `fee refund of payout ${payout.client_ref_id}` },
+    { type: 'tax_refund', amount: payout.tax, note: `tax refund of payout ${payout.client_ref_id}` },
+  ]);
+  payout.refunded = true;
+}
+
+/** Schedules the plan's steps: each `afterMs` counts from the step before, the first from creation. */
+export function startPayoutTimeline(ctx: DomainContext, payout: Payout, plan: PayoutPlan): void {
+  scheduleNextStep(ctx, payout, payout.created_at, plan.steps);
+}
+
+function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, steps: TimelineStep[]): void {
+  if (steps.length === 0) {
+    payout.next_step = null;
+    return;
+  }
+  const [next, ...rest] = steps;
+  const item = ctx.scheduler.schedule('payout_step', from + next.afterMs, {
+    ref_id: payout.ref_id,
+    step: next,
+    rest,
+  });
+  payout.next_step = item.id;
+}
+
+/** The scheduler's handler for a payout step. */
+export function runPayoutStep(ctx: DomainContext, item: DueItem): void {
+  const refId = String(item.payload.ref_id);
+  const payout = Object.prototype.hasOwnProperty.call(ctx.repo.state.payouts, refId) ? ctx.repo.state.payouts[refId] : undefined;
+  if (!payout || payout.next_step !== item.id) return;
+  payout.next_step = null;
+  const step = item.payload.step as TimelineStep;
+  const result = transitionPayout(ctx, payout, step.status, step.bank_res_msg);
+  if (result.ok && payout.status !== 'Failed') scheduleNextStep(ctx, payout, item.due, item.payload.rest as TimelineStep[]);
+}
+
+/** A forced change (control API): the scripted steps still to come are dropped. */
+export function forcePayoutStatus(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
+  const result = transitionPayout(ctx, payout, status, bankResMsg);
+  if (result.ok) {
+    ctx.scheduler.cancel(payout.next_step);
+    payout.next_step = null;
+  }
+  return result;
+}

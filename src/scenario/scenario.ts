@@ -1,0 +1,221 @@
+import { readFile } from 'node:fs/promises';
+import { extname, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { RateLimitRule } from '../api/ratelimit.js';
+import { schemaErrors } from '../contract/validate.js';
+import { parseDuration } from '../duration.js';
+import { DEFAULT_ERROR_MESSAGES, type ErrorCode } from '../errors.js';
+import { toPaise, type Paise } from '../money.js';
+import type { CheckoutStatus, PaymentMethod, PayoutStatus } from '../store/state.js';
+import { PACKAGE_ROOT } from '../version.js';
+import { ScenarioSchema, type PayoutMatchFile, type ScenarioFile } from './schema.js';
+
+export const DEFAULT_SCENARIO = resolve(PACKAGE_ROOT, 'scenarios/default.json');
+
+export interface TimelineStep {
+  afterMs: number;
+  status: PayoutStatus;
+  bank_res_msg?: string;
+}
+
+/** What happens to an accepted payout: its first status and the steps after it. */
+export interface PayoutPlan {
+  rule: string;
+  initialStatus: 'NEW' | 'Pending';
+  steps: TimelineStep[];
+}
+
+export interface FaultSpec {
+  type: 'error' | 'delay' | 'drop';
+  httpCode: number;
+  message: string;
+  delayMs: number;
+  create: boolean;
+}
+
+export type PayoutOutcome =
+  | { kind: 'reject'; code: ErrorCode; message: string }
+  | { kind: 'timeline'; plan: PayoutPlan }
+  | { kind: 'fault'; fault: FaultSpec; plan: PayoutPlan };
+
+interface AmountRange {
+  min: Paise;
+  max: Paise;
+}
+
+export interface PayoutMatcher {
+  amount?: AmountRange;
+  payment_method?: PaymentMethod[];
+  account_number?: string;
+  ifsc_code?: string;
+  beneficiary_name?: string;
+  client_ref_id_prefix?: string;
+  share?: number;
+}
+
+export interface PayoutRule {
+  name: string;
+  description: string;
+  match: PayoutMatcher;
+  outcome: PayoutOutcome;
+}
+
+export interface CheckoutStep {
+  afterMs: number;
+  status: CheckoutStatus;
+}
+
+/** A scenario file, checked and compiled: durations in ms, amounts in paise. */
+export interface Scenario {
+  name: string;
+  source: string | null;
+  payouts: { defaultPlan: PayoutPlan; rules: PayoutRule[] };
+  beneficiaries: {
+    activationDelayMs: number;
+    rules: Array<{ name: string; match: { account_number?: string; ifsc_code?: string; beneficiary_name?: string }; activationMs: number | null }>;
+  };
+  checkout: {
+    defaultTimeline: CheckoutStep[];
+    rules: Array<{ name: string; match: { amount?: AmountRange; payment_mode?: string }; timeline: CheckoutStep[] }>;
+  };
+  limits: { status_check: RateLimitRule; balance_check: RateLimitRule };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+}
+
+export class ScenarioError extends Error {}
+
+const FAULT_DEFAULTS = {
+  error: { httpCode: 500, message: 'Something went wrong on our side. Please try again.' },
+  delay: { httpCode: 200, message: '' },
+  drop: { httpCode: 0, message: '' },
+} as const;
+
+const dur = (text: string): number => parseDuration(text) ?? 0;
+
+function amountRange(a: number | { min?: number; max?: number } | undefined): AmountRange | undefined {
+  if (a === undefined) return undefined;
+  if (typeof a === 'number') return { min: toPaise(a), max: toPaise(a) };
+  return { min: toPaise(a.min ?? 0), max: a.max === undefined ? Number.MAX_SAFE_INTEGER : toPaise(a.max) };
+}
+
+function compileMatch(m: PayoutMatchFile): PayoutMatcher {
+  return {
+    amount: amountRange(m.amount),
+    payment_method: m.payment_method === undefined ? undefined : ([] as PaymentMethod[]).concat(m.payment_method),
+    account_number: m.account_number,
+    ifsc_code: m.ifsc_code,
+    beneficiary_name: m.beneficiary_name?.toLowerCase(),
+    client_ref_id_prefix: m.client_ref_id_prefix,
+    share: m.share,
+  };
+}
+
+function steps(list: Array<{ after: string; status: PayoutStatus; bank_res_msg?: string }>): TimelineStep[] {
+  return list.map((s) => ({ afterMs: dur(s.after), status: s.status, bank_res_msg: s.bank_res_msg }));
+}
+
+/** Checks what the schema cannot say, and compiles; every problem names its path. */
+export function compileScenario(file: ScenarioFile, source: string | null): Scenario {
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  const rules: PayoutRule[] = (file.payouts.rules ?? []).map((r, i) => {
+    const at = `/payouts/rules/${i}`;
+    if (seen.has(r.name)) problems.push(`${at}/name: must be unique ("${r.name}" is used twice)`);
+    seen.add(r.name);
+    const outcomes = [r.reject, r.timeline, r.fault].filter((o) => o !== undefined).length;
+    if (outcomes !== 1 && !(r.fault && r.timeline && outcomes === 2)) {
+      problems.push(`${at}: must have exactly one of reject, timeline or fault (a fault may also carry the created payout's timeline)`);
+    }
+    if (r.fault?.type === 'error' && r.fault.http_code === undefined) problems.push(`${at}/fault/http_code: is required for an error fault`);
+    if (r.fault?.type === 'delay' && r.fault.delay === undefined) problems.push(`${at}/fault/delay: is required for a delay fault`);
+    if (r.fault && r.fault.type !== 'error' && !r.fault.create) problems.push(`${at}/fault/create: a ${r.fault.type} fault must create the payout`);
+    if (r.reject && r.initial_status) problems.push(`${at}/initial_status: a rejection creates no payout`);
+    const plan: PayoutPlan = {
+      rule: r.name,
+      initialStatus: r.initial_status ?? file.payouts.initial_status ?? 'Pending',
+      steps: r.timeline ? steps(r.timeline) : steps(file.payouts.default_timeline),
+    };
+    let outcome: PayoutOutcome;
+    if (r.reject) {
+      outcome = { kind: 'reject', code: r.reject.code, message: r.reject.message ?? DEFAULT_ERROR_MESSAGES[r.reject.code] };
+    } else if (r.fault) {
+      const d = FAULT_DEFAULTS[r.fault.type];
+      outcome = {
+        kind: 'fault',
+        fault: {
+          type: r.fault.type,
+          httpCode: r.fault.http_code ?? d.httpCode,
+          message: r.fault.message ?? (r.fault.http_code === 503 ? 'Service temporarily unavailable. Please try again later.' : d.message),
+          delayMs: r.fault.delay ? dur(r.fault.delay) : 0,
+          create: r.fault.create,
+        },
+        plan,
+      };
+    } else {
+      outcome = { kind: 'timeline', plan };
+    }
+    return { name: r.name, description: r.description ?? '', match: compileMatch(r.match), outcome };
+  });
+  if (problems.length > 0) throw new ScenarioError(problems.map((p) => `${source ?? 'scenario'}: ${p}`).join('\n'));
+
+  const b = file.beneficiaries;
+  const c = file.checkout;
+  const window = (l: { limit: number; window: string } | undefined, limit: number): RateLimitRule =>
+    l ? { limit: l.limit, windowMs: dur(l.window) } : { limit, windowMs: 60_000 };
+  return {
+    name: file.name,
+    source,
+    payouts: {
+      defaultPlan: { rule: 'default', initialStatus: file.payouts.initial_status ?? 'Pending', steps: steps(file.payouts.default_timeline) },
+      rules,
+    },
+    beneficiaries: {
+      activationDelayMs: b ? dur(b.activation_delay) : 10_000,
+      rules: (b?.rules ?? []).map((r) => ({
+        name: r.name,
+        match: { ...r.match, beneficiary_name: r.match.beneficiary_name?.toLowerCase() },
+        activationMs: r.activation === 'never' ? null : dur(r.activation),
+      })),
+    },
+    checkout: {
+      defaultTimeline: (c?.default_timeline ?? [{ after: '30s', status: 'Success' }]).map((s) => ({ afterMs: dur(s.after), status: s.status })),
+      rules: (c?.rules ?? []).map((r) => ({
+        name: r.name,
+        match: { amount: amountRange(r.match.amount), payment_mode: r.match.payment_mode },
+        timeline: r.timeline.map((s) => ({ afterMs: dur(s.after), status: s.status })),
+      })),
+    },
+    limits: {
+      status_check: window(file.limits?.status_check, 3),
+      balance_check: window(file.limits?.balance_check, 10),
+    },
+    webhooks: {
+      retryScheduleMs: (file.webhooks?.retry_schedule ?? ['10s', '1m', '5m', '30m', '2h']).map(dur),
+      timeoutMs: dur(file.webhooks?.timeout ?? '5s'),
+    },
+  };
+}
+
+/** Validates a parsed scenario document (from a file, or inline through the control API). */
+export function scenarioFromValue(value: unknown, source: string | null): Scenario {
+  const problems = schemaErrors(ScenarioSchema, value);
+  if (problems) throw new ScenarioError(problems.map((p) => `${source ?? 'scenario'}: ${p}`).join('\n'));
+  return compileScenario(value as ScenarioFile, source);
+}
+
+/** Reads a scenario file, JSON or YAML (by extension: .yaml/.yml are YAML). */
+export async function loadScenario(file: string): Promise<Scenario> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new ScenarioError(`${file}: cannot read the scenario file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
+  }
+  let value: unknown;
+  try {
+    value = /^\.ya?ml$/i.test(extname(file)) ? parseYaml(text) : JSON.parse(text);
+  } catch (err) {
+    throw new ScenarioError(`${file}: not valid ${/^\.ya?ml$/i.test(extname(file)) ? 'YAML' : 'JSON'} (${(err as Error).message.split('\n')[0]})`);
+  }
+  return scenarioFromValue(value, file);
+}

@@ -1,0 +1,117 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PAYMENT_METHOD_VALUES } from '../contract/schemas.js';
+import { DURATION_PATTERN } from '../duration.js';
+import { ERROR_CODES } from '../errors.js';
+
+const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
+const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
+const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
+  Type.Object(props, { additionalProperties: false, ...extra });
+
+export const PAYOUT_STATUSES = ['NEW', 'Pending', 'Success', 'Failed', 'Unknown'] as const;
+export const CHECKOUT_STATUSES = ['Initialized', 'Success', 'Failed', 'Dropped'] as const;
+
+const AmountMatch = Type.Union([
+  Type.Number({ minimum: 0 }),
+  Strict({ min: Type.Optional(Type.Number({ minimum: 0 })), max: Type.Optional(Type.Number({ minimum: 0 })) }),
+]);
+
+export const PayoutMatch = Strict({
+  amount: Type.Optional(AmountMatch),
+  payment_method: Type.Optional(Type.Union([Enum(PAYMENT_METHOD_VALUES), Type.Array(Enum(PAYMENT_METHOD_VALUES), { minItems: 1 })])),
+  account_number: Type.Optional(Type.String({ minLength: 1 })),
+  ifsc_code: Type.Optional(Type.String({ minLength: 1 })),
+  beneficiary_name: Type.Optional(Type.String({ minLength: 1 })),
+  client_ref_id_prefix: Type.Optional(Type.String({ minLength: 1 })),
+  /** Of the payouts the other keys match, this share (0 to 1, drawn from the seeded random). */
+  share: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+});
+
+export const PayoutStep = Strict({
+  after: Duration(),
+  status: Enum(PAYOUT_STATUSES),
+  bank_res_msg: Type.Optional(Type.String({ maxLength: 200 })),
+});
+
+export const Fault = Strict({
+  /** error: answer envelope A with http_code; delay: hold the answer; drop: close the connection. */
+  type: Enum(['error', 'delay', 'drop'] as const),
+  http_code: Type.Optional(Type.Integer({ minimum: 400, maximum: 599 })),
+  message: Type.Optional(Type.String()),
+  delay: Type.Optional(Duration()),
+  /** Whether the payout is created (debited, stored, on its timeline) although the client sees the fault. */
+  create: Type.Boolean(),
+});
+
+export const PayoutRule = Strict({
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  match: PayoutMatch,
+  reject: Type.Optional(Strict({ code: Enum(ERROR_CODES), message: Type.Optional(Type.String({ minLength: 1 })) })),
+  initial_status: Type.Optional(Enum(['NEW', 'Pending'] as const)),
+  timeline: Type.Optional(Type.Array(PayoutStep)),
+  fault: Type.Optional(Fault),
+});
+
+const CheckoutStep = Strict({ after: Duration(), status: Enum(CHECKOUT_STATUSES) });
+
+export const ScenarioSchema = Strict({
+  $schema: Type.Optional(Type.String()),
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  payouts: Strict({
+    initial_status: Type.Optional(Enum(['NEW', 'Pending'] as const)),
+    default_timeline: Type.Array(PayoutStep),
+    rules: Type.Optional(Type.Array(PayoutRule)),
+  }),
+  beneficiaries: Type.Optional(
+    Strict({
+      activation_delay: Duration(),
+      rules: Type.Optional(
+        Type.Array(
+          Strict({
+            name: Type.String({ minLength: 1 }),
+            description: Type.Optional(Type.String()),
+            match: Strict({
+              account_number: Type.Optional(Type.String({ minLength: 1 })),
+              ifsc_code: Type.Optional(Type.String({ minLength: 1 })),
+              beneficiary_name: Type.Optional(Type.String({ minLength: 1 })),
+            }),
+            /** `never`: stays Pending until the control API activates it. */
+            activation: Type.Union([Duration(), Type.Literal('never')]),
+          }),
+        ),
+      ),
+    }),
+  ),
+  checkout: Type.Optional(
+    Strict({
+      default_timeline: Type.Array(CheckoutStep),
+      rules: Type.Optional(
+        Type.Array(
+          Strict({
+            name: Type.String({ minLength: 1 }),
+            description: Type.Optional(Type.String()),
+            match: Strict({ amount: Type.Optional(AmountMatch), payment_mode: Type.Optional(Type.String({ minLength: 1 })) }),
+            timeline: Type.Array(CheckoutStep),
+          }),
+        ),
+      ),
+    }),
+  ),
+  limits: Type.Optional(
+    Strict({
+      status_check: Type.Optional(Strict({ limit: Type.Integer({ minimum: 1 }), window: Duration() })),
+      balance_check: Type.Optional(Strict({ limit: Type.Integer({ minimum: 1 }), window: Duration() })),
+    }),
+  ),
+  webhooks: Type.Optional(
+    Strict({
+      retry_schedule: Type.Optional(Type.Array(Duration(), { maxItems: 20 })),
+      timeout: Type.Optional(Duration()),
+    }),
+  ),
+});
+export type ScenarioFile = Static<typeof ScenarioSchema>;
+export type PayoutRuleFile = Static<typeof PayoutRule>;
+export type PayoutMatchFile = Static<typeof PayoutMatch>;

@@ -1,0 +1,165 @@
+import TinyQueue from 'tinyqueue';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.js';
+import type { DueItem, DueKind, State } from './store/state.js';
+
+type Handler = (item: DueItem) => void;
+
+/** setTimeout's longest delay; a later item re-arms when this fires. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The one queue of everything the sandbox does later (settlement steps, beneficiary activation,
+ * checkout outcomes, webhook attempts), keyed on the sandbox clock. Items live in the state, so
+ * they survive a restart; an in-memory heap orders them. Handlers are synchronous and may
+ * schedule further items, which run in the same pass when they fall due inside it.
+ */
+export class Scheduler {
+  private readonly heap = new TinyQueue<DueItem>([], (a, b) => a.due - b.due || a.seq - b.seq);
+  private readonly handlers = new Map<DueKind, Handler>();
+  private readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
+  private timer: NodeJS.Timeout | null = null;
+  private waiterTimer: NodeJS.Timeout | null = null;
+  private stopped = false;
+  private running: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly getState: () => State,
+    private readonly persist: () => Promise<void>,
+    private readonly logger: Logger,
+  ) {}
+
+  on(kind: DueKind, handler: Handler): void {
+    this.handlers.set(kind, handler);
+  }
+
+  /** Rebuilds the heap from the stored items (at start, and after the state was replaced). */
+  reload(): void {
+    this.heap.data.length = 0;
+    this.heap.length = 0;
+    for (const item of Object.values(this.getState().scheduler.items)) this.heap.push(item);
+    this.arm();
+  }
+
+  /** Adds a due item (the caller persists, with the change that scheduled it). */
+  schedule(kind: DueKind, due: number, payload: Record<string, unknown>): DueItem {
+    const s = this.getState().scheduler;
+    s.seq += 1;
+    const item: DueItem = { id: `due_${s.seq}`, seq: s.seq, due, kind, payload };
+    s.items[item.id] = item;
+    this.heap.push(item);
+    this.arm();
+    return item;
+  }
+
+  cancel(id: string | null | undefined): void {
+    if (id) delete this.getState().scheduler.items[id];
+  }
+
+  pending(): DueItem[] {
+    return Object.values(this.getState().scheduler.items).sort((a, b) => a.due - b.due || a.seq - b.seq);
+  }
+
+  /** Manual clock: moves time forward by `ms`, running every item that falls due, in time order. */
+  advance(ms: number): Promise<void> {
+    if (this.clock.mode !== 'manual') return Promise.reject(new Error('only the manual clock can be advanced'));
+    if (!(ms >= 0)) return Promise.reject(new Error('advance needs a duration of 0 or more'));
+    return this.exclusive(async () => {
+      const target = this.clock.now() + ms;
+      this.runUntil(target);
+      this.clock.set(target);
+      this.getState().clock.now = target;
+      this.releaseWaiters();
+      await this.persist();
+    });
+  }
+
+  /** Runs whatever is due now (at start-up, and when the real clock's timer fires). */
+  runDue(): Promise<void> {
+    return this.exclusive(async () => {
+      const n = this.runUntil(this.clock.now());
+      if (n > 0) await this.persist();
+      this.arm();
+    });
+  }
+
+  /** Resolves when the sandbox clock reaches now + ms (not stored: for a response held open). */
+  wait(ms: number): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    const deadline = this.clock.now() + ms;
+    return new Promise((resolve) => {
+      this.waiters.push({ deadline, resolve });
+      this.armWaiters();
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.waiterTimer) clearTimeout(this.waiterTimer);
+    this.timer = this.waiterTimer = null;
+    for (const w of this.waiters.splice(0)) w.resolve();
+  }
+
+  /** One pass at a time: an advance and a timer never run items side by side. */
+  private exclusive(fn: () => Promise<void>): Promise<void> {
+    const next = this.running.then(fn, fn);
+    this.running = next.catch(() => undefined);
+    return next;
+  }
+
+  private runUntil(target: number): number {
+    const items = this.getState().scheduler.items;
+    let n = 0;
+    for (let top = this.heap.peek(); top && top.due <= target; top = this.heap.peek()) {
+      this.heap.pop();
+      if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
+      delete items[top.id];
+      if (this.clock.mode === 'manual') this.clock.set(top.due);
+      const handler = this.handlers.get(top.kind);
+      try {
+        if (handler) handler(top);
+        else this.logger.warn({ item: top }, 'no handler for a due item');
+      } catch (err) {
+        this.logger.error({ err, item: top }, 'a due item failed');
+      }
+      n += 1;
+    }
+    return n;
+  }
+
+  private arm(): void {
+    if (this.clock.mode === 'manual' || this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const top = this.heap.peek();
+    if (!top) return;
+    const delay = Math.min(this.clock.realDelayUntil(top.due), MAX_TIMER_MS);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.runDue().catch((err: unknown) => this.logger.error({ err }, 'scheduler pass failed'));
+    }, delay);
+    this.timer.unref();
+  }
+
+  private releaseWaiters(): void {
+    const now = this.clock.now();
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (this.waiters[i].deadline <= now) this.waiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  private armWaiters(): void {
+    if (this.clock.mode === 'manual' || this.stopped) return;
+    if (this.waiterTimer) clearTimeout(this.waiterTimer);
+    this.waiterTimer = null;
+    if (this.waiters.length === 0) return;
+    const next = Math.min(...this.waiters.map((w) => w.deadline));
+    this.waiterTimer = setTimeout(() => {
+      this.waiterTimer = null;
+      this.releaseWaiters();
+      this.armWaiters();
+    }, Math.min(this.clock.realDelayUntil(next), MAX_TIMER_MS));
+  }
+}
