@@ -17,12 +17,13 @@ import { BusinessError, CheckoutError, RequestError } from './errors.js';
 import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import { runBeneficiaryActivation } from './domain/beneficiaries.js';
 import { runCheckoutStep } from './domain/checkout.js';
-import { PayoutEvents } from './domain/context.js';
+import { PayoutEvents, type DomainContext } from './domain/context.js';
 import { runPayoutStep } from './domain/lifecycle.js';
 import type { Sandbox } from './sandbox.js';
 import { loadScenario, scenarioFromValue, type Scenario } from './scenario/scenario.js';
 import type { ScenarioFile } from './scenario/schema.js';
 import { Scheduler } from './scheduler.js';
+import { WebhookOutbox } from './webhooks/outbox.js';
 import { Repo } from './store/repo.js';
 import { openStore } from './store/store.js';
 import { SandboxRandom } from './random.js';
@@ -63,18 +64,16 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
   });
 
   const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
+  const events = new PayoutEvents();
+  const domain: DomainContext = { repo, clock, random, scheduler, events, logger, scenario: () => scenario };
+  const webhooks = new WebhookOutbox({ ...domain, persist: () => store.persist(), fallbackUrl: config.webhookUrl });
 
   let closed = false;
   const sandbox: Sandbox = {
+    ...domain,
     config,
     store,
-    repo,
-    clock,
-    random,
-    logger,
-    scheduler,
-    events: new PayoutEvents(),
-    scenario: () => scenario,
+    webhooks,
     setScenario: (next) => {
       scenario = next;
     },
@@ -83,13 +82,17 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
       if (closed) return;
       closed = true;
       scheduler.stop();
+      webhooks.close();
       await store.persist();
     },
   };
-  scheduler.on('payout_step', (item) => runPayoutStep(sandbox, item));
-  scheduler.on('beneficiary_activation', (item) => runBeneficiaryActivation(sandbox, item));
-  scheduler.on('checkout_step', (item) => runCheckoutStep(sandbox, item));
+  events.onPayoutStatus((payout) => webhooks.enqueue(payout));
+  scheduler.on('payout_step', (item) => runPayoutStep(domain, item));
+  scheduler.on('beneficiary_activation', (item) => runBeneficiaryActivation(domain, item));
+  scheduler.on('checkout_step', (item) => runCheckoutStep(domain, item));
+  scheduler.on('webhook_attempt', (item) => webhooks.attempt(item));
   scheduler.reload();
+  webhooks.resume();
   // Whatever fell due while the sandbox was stopped happens now.
   await scheduler.runDue();
 

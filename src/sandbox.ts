@@ -6,6 +6,7 @@ import type { DomainContext, PayoutEvents } from './domain/context.js';
 import type { SandboxRandom } from './random.js';
 import type { Scenario } from './scenario/scenario.js';
 import type { Scheduler } from './scheduler.js';
+import type { WebhookOutbox } from './webhooks/outbox.js';
 import type { Repo } from './store/repo.js';
 import type { Store } from './store/store.js';
 
@@ -24,6 +25,7 @@ export interface Sandbox extends DomainContext {
   logger: Logger;
   scheduler: Scheduler;
   events: PayoutEvents;
+  webhooks: WebhookOutbox;
   /** The scenario in force. */
   scenario(): Scenario;
   /** Puts another scenario in force (for what is decided from now on). */

@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import type { DueItem, DueKind, State } from './store/state.js';
 
-type Handler = (item: DueItem) => void;
+/** A handler may start async work (a webhook attempt) and return its promise. */
+type Handler = (item: DueItem) => void | Promise<void>;
 
 /** setTimeout's longest delay; a later item re-arms when this fires. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -67,7 +68,7 @@ export class Scheduler {
     if (!(ms >= 0)) return Promise.reject(new Error('advance needs a duration of 0 or more'));
     return this.exclusive(async () => {
       const target = this.clock.now() + ms;
-      this.runUntil(target);
+      await this.runUntil(target, true);
       this.clock.set(target);
       this.getState().clock.now = target;
       this.releaseWaiters();
@@ -78,7 +79,7 @@ export class Scheduler {
   /** Runs whatever is due now (at start-up, and when the real clock's timer fires). */
   runDue(): Promise<void> {
     return this.exclusive(async () => {
-      const n = this.runUntil(this.clock.now());
+      const n = await this.runUntil(this.clock.now(), false);
       if (n > 0) await this.persist();
       this.arm();
     });
@@ -109,22 +110,35 @@ export class Scheduler {
     return next;
   }
 
-  private runUntil(target: number): number {
+  /**
+   * Runs the items due up to `target`, one instant at a time. With `settle` (the manual clock),
+   * the async work started at an instant finishes before time moves on, so what it schedules
+   * (a retry) runs in order within the same advance; on the real clock it runs on its own.
+   */
+  private async runUntil(target: number, settle: boolean): Promise<number> {
     const items = this.getState().scheduler.items;
     let n = 0;
     for (let top = this.heap.peek(); top && top.due <= target; top = this.heap.peek()) {
-      this.heap.pop();
-      if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
-      delete items[top.id];
-      if (this.clock.mode === 'manual') this.clock.set(top.due);
-      const handler = this.handlers.get(top.kind);
-      try {
-        if (handler) handler(top);
-        else this.logger.warn({ item: top }, 'no handler for a due item');
-      } catch (err) {
-        this.logger.error({ err, item: top }, 'a due item failed');
+      const instant = top.due;
+      const started: Promise<void>[] = [];
+      for (; top && top.due === instant; top = this.heap.peek()) {
+        this.heap.pop();
+        if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
+        delete items[top.id];
+        if (this.clock.mode === 'manual') this.clock.set(top.due);
+        const item = top;
+        const handler = this.handlers.get(item.kind);
+        try {
+          const result = handler ? handler(item) : this.logger.warn({ item }, 'no handler for a due item');
+          if (result instanceof Promise) {
+            started.push(result.catch((err: unknown) => this.logger.error({ err, item }, 'a due item failed')));
+          }
+        } catch (err) {
+          this.logger.error({ err, item }, 'a due item failed');
+        }
+        n += 1;
       }
-      n += 1;
+      if (settle && started.length > 0) await Promise.all(started);
     }
     return n;
   }

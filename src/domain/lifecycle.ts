@@ -28,9 +28,13 @@ export type TransitionResult = { ok: true } | { ok: false; reason: string };
  * 12-digit UTR, Failed (also after Success) credits amount, fee and tax back once, and one status
  * event carries the record as it is after the change.
  */
+export function transitionRefusal(from: PayoutStatus, to: PayoutStatus): string | null {
+  return NEXT[from].includes(to) ? null : `${from} → ${to} is not a transition a payout can make`;
+}
+
 export function transitionPayout(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
-  if (!NEXT[payout.status].includes(status)) {
-    const reason = `${payout.status} → ${status} is not a transition a payout can make`;
+  const reason = transitionRefusal(payout.status, status);
+  if (reason) {
     ctx.logger.info({ ref_id: payout.ref_id, from: payout.status, to: status }, 'payout transition refused');
     return { ok: false, reason };
   }
@@ -85,18 +89,21 @@ export function runPayoutStep(ctx: DomainContext, item: DueItem): void {
   const refId = String(item.payload.ref_id);
   const payout = Object.prototype.hasOwnProperty.call(ctx.repo.state.payouts, refId) ? ctx.repo.state.payouts[refId] : undefined;
   if (!payout || payout.next_step !== item.id) return;
-  payout.next_step = null;
+  // The next step is scheduled before the change is announced, so listeners can tell whether
+  // more is coming (`next_step`); a refused change drops it again.
+  scheduleNextStep(ctx, payout, item.due, item.payload.rest as TimelineStep[]);
   const step = item.payload.step as TimelineStep;
-  const result = transitionPayout(ctx, payout, step.status, step.bank_res_msg);
-  if (result.ok && payout.status !== 'Failed') scheduleNextStep(ctx, payout, item.due, item.payload.rest as TimelineStep[]);
+  if (!transitionPayout(ctx, payout, step.status, step.bank_res_msg).ok) {
+    ctx.scheduler.cancel(payout.next_step);
+    payout.next_step = null;
+  }
 }
 
 /** A forced change (control API): the scripted steps still to come are dropped. */
 export function forcePayoutStatus(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
-  const result = transitionPayout(ctx, payout, status, bankResMsg);
-  if (result.ok) {
-    ctx.scheduler.cancel(payout.next_step);
-    payout.next_step = null;
-  }
-  return result;
+  const refusal = transitionRefusal(payout.status, status);
+  if (refusal) return { ok: false, reason: refusal };
+  ctx.scheduler.cancel(payout.next_step);
+  payout.next_step = null;
+  return transitionPayout(ctx, payout, status, bankResMsg);
 }

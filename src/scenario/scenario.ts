@@ -8,7 +8,7 @@ import { DEFAULT_ERROR_MESSAGES, type ErrorCode } from '../errors.js';
 import { toPaise, type Paise } from '../money.js';
 import type { CheckoutStatus, PaymentMethod, PayoutStatus } from '../store/state.js';
 import { PACKAGE_ROOT } from '../version.js';
-import { ScenarioSchema, type PayoutMatchFile, type ScenarioFile } from './schema.js';
+import { ScenarioSchema, type PayoutMatchFile, type ScenarioFile, type WebhookChaos as WebhookChaosFile } from './schema.js';
 
 export const DEFAULT_SCENARIO = resolve(PACKAGE_ROOT, 'scenarios/default.json');
 
@@ -58,7 +58,18 @@ export interface PayoutRule {
   description: string;
   match: PayoutMatcher;
   outcome: PayoutOutcome;
+  /** Webhook chaos for this rule's payouts, over the scenario's. */
+  chaos: Partial<WebhookChaos> | null;
 }
+
+export interface WebhookChaos {
+  duplicate: number;
+  reorder: boolean;
+  delayMs: number;
+  wrongSignature: number;
+}
+
+export const NO_CHAOS: WebhookChaos = { duplicate: 0, reorder: false, delayMs: 0, wrongSignature: 0 };
 
 export interface CheckoutStep {
   afterMs: number;
@@ -79,7 +90,7 @@ export interface Scenario {
     rules: Array<{ name: string; match: { amount?: AmountRange; payment_mode?: string }; timeline: CheckoutStep[] }>;
   };
   limits: { status_check: RateLimitRule; balance_check: RateLimitRule };
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number };
+  webhooks: { retryScheduleMs: number[]; timeoutMs: number; chaos: WebhookChaos };
 }
 
 export class ScenarioError extends Error {}
@@ -91,6 +102,16 @@ const FAULT_DEFAULTS = {
 } as const;
 
 const dur = (text: string): number => parseDuration(text) ?? 0;
+
+function compileChaos(c: WebhookChaosFile | undefined): Partial<WebhookChaos> | null {
+  if (!c) return null;
+  const out: Partial<WebhookChaos> = {};
+  if (c.duplicate !== undefined) out.duplicate = c.duplicate;
+  if (c.reorder !== undefined) out.reorder = c.reorder;
+  if (c.delay !== undefined) out.delayMs = dur(c.delay);
+  if (c.wrong_signature !== undefined) out.wrongSignature = c.wrong_signature;
+  return out;
+}
 
 function amountRange(a: number | { min?: number; max?: number } | undefined): AmountRange | undefined {
   if (a === undefined) return undefined;
@@ -154,7 +175,7 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
     } else {
       outcome = { kind: 'timeline', plan };
     }
-    return { name: r.name, description: r.description ?? '', match: compileMatch(r.match), outcome };
+    return { name: r.name, description: r.description ?? '', match: compileMatch(r.match), outcome, chaos: compileChaos(r.webhooks) };
   });
   if (problems.length > 0) throw new ScenarioError(problems.map((p) => `${source ?? 'scenario'}: ${p}`).join('\n'));
 
@@ -192,6 +213,7 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
     webhooks: {
       retryScheduleMs: (file.webhooks?.retry_schedule ?? ['10s', '1m', '5m', '30m', '2h']).map(dur),
       timeoutMs: dur(file.webhooks?.timeout ?? '5s'),
+      chaos: { ...NO_CHAOS, ...compileChaos(file.webhooks?.chaos) },
     },
   };
 }

@@ -43,6 +43,18 @@ export const Fault = Strict({
   create: Type.Boolean(),
 });
 
+/** Webhook chaos: off by default; for proving a handler idempotent, order-tolerant and verifying. */
+export const WebhookChaos = Strict({
+  /** Share (0–1) of deliveries sent twice. */
+  duplicate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  /** Hold a payout's deliveries until its timeline ends, then send them newest first. */
+  reorder: Type.Optional(Type.Boolean()),
+  /** Delay every delivery's first attempt by this much sandbox time. */
+  delay: Type.Optional(Duration()),
+  /** Share (0–1) of deliveries signed with a wrong key. */
+  wrong_signature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+});
+
 export const PayoutRule = Strict({
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
@@ -51,6 +63,8 @@ export const PayoutRule = Strict({
   initial_status: Type.Optional(Enum(['NEW', 'Pending'] as const)),
   timeline: Type.Optional(Type.Array(PayoutStep)),
   fault: Type.Optional(Fault),
+  /** Webhook chaos for the payouts this rule decides (over the scenario's own). */
+  webhooks: Type.Optional(WebhookChaos),
 });
 
 const CheckoutStep = Strict({ after: Duration(), status: Enum(CHECKOUT_STATUSES) });
@@ -109,9 +123,11 @@ export const ScenarioSchema = Strict({
     Strict({
       retry_schedule: Type.Optional(Type.Array(Duration(), { maxItems: 20 })),
       timeout: Type.Optional(Duration()),
+      chaos: Type.Optional(WebhookChaos),
     }),
   ),
 });
 export type ScenarioFile = Static<typeof ScenarioSchema>;
 export type PayoutRuleFile = Static<typeof PayoutRule>;
 export type PayoutMatchFile = Static<typeof PayoutMatch>;
+export type WebhookChaos = Static<typeof WebhookChaos>;

@@ -14,8 +14,46 @@ export interface State {
   aadhaar_otps: Record<string, AadhaarOtpRequest>;
   /** The manual clock's time, kept so a restart continues where it stopped. */
   clock: { now: number | null };
+  /** The webhook outbox: every delivery, stored before its first attempt. */
+  webhook_deliveries: Record<string, WebhookDelivery>;
+  webhook_seq: number;
   /** Everything due later, on the sandbox clock (see Scheduler). */
   scheduler: { seq: number; items: Record<string, DueItem> };
+}
+
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed';
+
+export interface DeliveryAttempt {
+  n: number;
+  /** Sandbox time the attempt started. */
+  at: number;
+  /** The receiver's HTTP status, or null when there was none. */
+  status: number | null;
+  error: string | null;
+  latency_ms: number;
+  signature_valid: boolean;
+}
+
+export interface WebhookDelivery {
+  delivery_id: string;
+  merchant_id: string;
+  ref_id: string;
+  /** The payout status this delivery reports. */
+  event_status: PayoutStatus;
+  version: ApiVersion;
+  target_url: string;
+  /** The exact raw body sent (and signed). */
+  body: string;
+  /** Chaos: signed with a wrong key, on purpose. */
+  wrong_signature: boolean;
+  /** Chaos: the second copy of `duplicate_of`. */
+  duplicate_of: string | null;
+  state: DeliveryState;
+  attempts: DeliveryAttempt[];
+  /** The due item of the next attempt, if one is scheduled. */
+  next_attempt: string | null;
+  next_attempt_at: number | null;
+  created_at: number;
 }
 
 export type DueKind = 'payout_step' | 'beneficiary_activation' | 'checkout_step' | 'webhook_attempt';
@@ -207,5 +245,7 @@ export function emptyState(): State {
     aadhaar_otps: {},
     clock: { now: null },
     scheduler: { seq: 0, items: {} },
+    webhook_deliveries: {},
+    webhook_seq: 0,
   };
 }

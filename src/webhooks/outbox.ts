@@ -1,0 +1,227 @@
+import { createHmac } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { successEnvelope } from '../api/envelopes.js';
+import { payoutRecord } from '../contract/records.js';
+import type { DomainContext } from '../domain/context.js';
+import { MESSAGES } from '../errors.js';
+import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
+import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
+import { VERSION } from '../version.js';
+
+export const SIGNATURE_HEADER = 'X-Sandbox-Signature';
+
+/** `sha256=<hex HMAC-SHA256 of the exact raw body, keyed by the merchant's API secret>`. */
+export function signBody(body: string, secret: string): string {
+  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
+}
+
+// The key of a deliberately wrong signature (chaos): never a merchant's secret.
+const WRONG_KEY = 'payout-sandbox-wrong-signature-key';
+
+export interface OutboxContext extends DomainContext {
+  persist(): Promise<void>;
+  /** The target of merchants without a webhook URL of their own (`--webhook-url`). */
+  fallbackUrl: string | null;
+}
+
+/**
+ * The webhook outbox. Every payout status change becomes a stored delivery (in the same write as
+ * the change), attempted on the scheduler: a POST of the V1 or V2 body, signed; a 2xx delivers it,
+ * anything else is retried on the scenario's schedule, then marked failed. Attempts run off the
+ * request path, so a slow or dead receiver never slows the API.
+ */
+export class WebhookOutbox {
+  private readonly inFlight = new Set<AbortController>();
+  private readonly byRef = new Map<string, string[]>();
+
+  constructor(private readonly ctx: OutboxContext) {
+    this.reindex();
+  }
+
+  private get deliveries(): Record<string, WebhookDelivery> {
+    return this.ctx.repo.state.webhook_deliveries;
+  }
+
+  reindex(): void {
+    this.byRef.clear();
+    for (const d of Object.values(this.deliveries)) this.index(d);
+  }
+
+  private index(d: WebhookDelivery): void {
+    const ids = this.byRef.get(d.ref_id);
+    if (ids) ids.push(d.delivery_id);
+    else this.byRef.set(d.ref_id, [d.delivery_id]);
+  }
+
+  /** The chaos in force for a payout: its rule's over the scenario's. */
+  private chaosFor(payout: Payout): WebhookChaos {
+    const scenario = this.ctx.scenario();
+    const rule = scenario.payouts.rules.find((r) => r.name === payout.rule);
+    return { ...NO_CHAOS, ...scenario.webhooks.chaos, ...(rule?.chaos ?? {}) };
+  }
+
+  private draw(share: number): boolean {
+    return share > 0 && this.ctx.random.faker.number.float({ min: 0, max: 1 }) < share;
+  }
+
+  /** The status-change listener: stores the delivery (and, by chaos, its duplicate) and schedules it. */
+  enqueue(payout: Payout): void {
+    const { repo, clock } = this.ctx;
+    const merchant = repo.merchant(payout.merchant_id);
+    const target = merchant?.webhook_url ?? this.ctx.fallbackUrl;
+    if (!merchant || !target) return;
+    const version = merchant.webhook_version ?? payout.version;
+    const record = payoutRecord(payout);
+    const body = JSON.stringify(version === 'v1' ? { transaction: record } : successEnvelope(MESSAGES.statusFetched, { transaction: record }));
+    const chaos = this.chaosFor(payout);
+    const now = clock.now();
+    const make = (duplicateOf: string | null): WebhookDelivery => {
+      repo.state.webhook_seq += 1;
+      const d: WebhookDelivery = {
+        delivery_id: `whd_${String(repo.state.webhook_seq).padStart(8, '0')}`,
+        merchant_id: merchant.merchant_id,
+        ref_id: payout.ref_id,
+        event_status: payout.status,
+        version,
+        target_url: target,
+        body,
+        wrong_signature: this.draw(chaos.wrongSignature),
+        duplicate_of: duplicateOf,
+        state: chaos.reorder ? 'held' : 'pending',
+        attempts: [],
+        next_attempt: null,
+        next_attempt_at: null,
+        created_at: now,
+      };
+      this.deliveries[d.delivery_id] = d;
+      this.index(d);
+      if (!chaos.reorder) this.scheduleAttempt(d, now + chaos.delayMs);
+      return d;
+    };
+    const first = make(null);
+    if (this.draw(chaos.duplicate)) make(first.delivery_id);
+    if (chaos.reorder && payout.next_step === null) this.releaseHeld(payout.ref_id, now + chaos.delayMs);
+  }
+
+  /** Reorder chaos: once a payout's timeline has ended, its held deliveries go out newest first. */
+  private releaseHeld(refId: string, at: number): void {
+    const held = (this.byRef.get(refId) ?? []).map((id) => this.deliveries[id]).filter((d) => d.state === 'held');
+    for (const d of held.reverse()) {
+      d.state = 'pending';
+      this.scheduleAttempt(d, at);
+    }
+  }
+
+  private scheduleAttempt(d: WebhookDelivery, at: number): void {
+    this.ctx.scheduler.cancel(d.next_attempt);
+    const item = this.ctx.scheduler.schedule('webhook_attempt', at, { delivery_id: d.delivery_id });
+    d.next_attempt = item.id;
+    d.next_attempt_at = at;
+  }
+
+  /** The scheduler's handler: one attempt, recorded and written when it ends. */
+  async attempt(item: DueItem): Promise<void> {
+    const id = String(item.payload.delivery_id);
+    const d = Object.prototype.hasOwnProperty.call(this.deliveries, id) ? this.deliveries[id] : undefined;
+    if (!d || d.next_attempt !== item.id) return;
+    d.next_attempt = null;
+    d.next_attempt_at = null;
+    const merchant = this.ctx.repo.merchant(d.merchant_id);
+    const n = d.attempts.length + 1;
+    const at = this.ctx.clock.now();
+    const { retryScheduleMs, timeoutMs } = this.ctx.scenario().webhooks;
+    const controller = new AbortController();
+    this.inFlight.add(controller);
+    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+    const started = performance.now();
+    let status: number | null = null;
+    let error: string | null = null;
+    try {
+      const res = await fetch(d.target_url, {
+        method: 'POST',
+        body: d.body,
+        redirect: 'manual',
+        signal: controller.signal,
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': `payout-sandbox/${VERSION}`,
+          'X-Sandbox-Delivery-Id': d.delivery_id,
+          'X-Sandbox-Attempt': String(n),
+          [SIGNATURE_HEADER]: signBody(d.body, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
+        },
+      });
+      status = res.status;
+      await res.body?.cancel().catch(() => undefined);
+    } catch (err) {
+      if (controller.signal.aborted && this.closing) return; // shutting down: resumed at the next start
+      error = describeError(controller.signal.aborted ? controller.signal.reason : err);
+    } finally {
+      clearTimeout(timer);
+      this.inFlight.delete(controller);
+    }
+    d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
+    if (status !== null && status >= 200 && status < 300) {
+      d.state = 'delivered';
+    } else if (n <= retryScheduleMs.length) {
+      d.state = 'pending';
+      this.scheduleAttempt(d, at + retryScheduleMs[n - 1]);
+    } else {
+      d.state = 'failed';
+    }
+    this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
+    await this.ctx.persist();
+  }
+
+  private closing = false;
+
+  /** Stops in-flight attempts (they are attempted again at the next start). */
+  close(): void {
+    this.closing = true;
+    for (const c of this.inFlight) c.abort(new Error('sandbox stopping'));
+  }
+
+  /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */
+  resume(): void {
+    const items = this.ctx.repo.state.scheduler.items;
+    const now = this.ctx.clock.now();
+    for (const d of Object.values(this.deliveries)) {
+      if (d.state === 'pending' && (d.next_attempt === null || !items[d.next_attempt])) this.scheduleAttempt(d, now);
+      if (d.state === 'held' && this.ctx.repo.state.payouts[d.ref_id]?.next_step === null) this.releaseHeld(d.ref_id, now);
+    }
+  }
+
+  /** Deliveries newest first, of one merchant or all, optionally of one payout. */
+  list(filter: { merchantId?: string; refId?: string; limit?: number }): WebhookDelivery[] {
+    const pool =
+      filter.refId !== undefined
+        ? (this.byRef.get(filter.refId) ?? []).map((id) => this.deliveries[id])
+        : Object.values(this.deliveries);
+    return pool
+      .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
+      .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))
+      .slice(0, filter.limit ?? 100);
+  }
+
+  get(id: string): WebhookDelivery | undefined {
+    return Object.prototype.hasOwnProperty.call(this.deliveries, id) ? this.deliveries[id] : undefined;
+  }
+
+  /** Sends a delivery again now, whatever its state: the only way an acknowledged one is resent. */
+  redeliver(id: string): WebhookDelivery | undefined {
+    const d = this.get(id);
+    if (!d) return undefined;
+    d.state = 'pending';
+    this.scheduleAttempt(d, this.ctx.clock.now());
+    return d;
+  }
+}
+
+/** The most telling part of a fetch failure: the socket's code (ECONNREFUSED …), else the message. */
+function describeError(err: unknown): string {
+  // Duck-typed: errors from fetch may come from another realm (e.g. a test VM), where instanceof fails.
+  if (err && typeof err === 'object') {
+    const e = err as { message?: string; cause?: { code?: string; message?: string } };
+    return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+  }
+  return String(err);
+}
