@@ -9,7 +9,8 @@ import { verificationRouter } from './api/verification.js';
 import { sendError } from './api/envelopes.js';
 import { payoutsRouter } from './api/payouts.js';
 import { notFound } from './api/routing.js';
-import { Clock } from './clock.js';
+import { Clock, DEFAULT_MANUAL_START } from './clock.js';
+import { Journal } from './control/journal.js';
 import { resolveConfig, type SandboxOptions } from './config.js';
 import { schemaErrors } from './contract/validate.js';
 import { controlRouter } from './control/router.js';
@@ -67,6 +68,8 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
   const events = new PayoutEvents();
   const domain: DomainContext = { repo, clock, random, scheduler, events, logger, scenario: () => scenario };
   const webhooks = new WebhookOutbox({ ...domain, persist: () => store.persist(), fallbackUrl: config.webhookUrl });
+  const configuredScenario = scenario;
+  const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
 
   let closed = false;
   const sandbox: Sandbox = {
@@ -76,6 +79,24 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
     webhooks,
     setScenario: (next) => {
       scenario = next;
+    },
+    journal: new Journal(clock, config.journalSize),
+    limiterStores: new Set(),
+    replaceState: (next, clockNow) => {
+      store.state = next;
+      clock.reset(clockNow);
+      if (clock.mode === 'manual') next.clock.now = clockNow;
+      repo.reindex();
+      scheduler.reload();
+      webhooks.replaced();
+      for (const s of sandbox.limiterStores) s.resetAll();
+    },
+    reset: async () => {
+      scenario = configuredScenario;
+      const at = startTime ?? clock.now();
+      sandbox.replaceState(stateFromFixtures(fixtures, at), at);
+      sandbox.journal.clear();
+      await store.persist();
     },
     rateLimit: (name) => (config.rateLimits ? scenario.limits[name] : null),
     close: async () => {
@@ -115,6 +136,7 @@ export async function createApp(options: SandboxOptions = {}): Promise<SandboxAp
       },
     }),
   );
+  app.use(sandbox.journal.middleware());
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
   app.use(controlRouter(sandbox));

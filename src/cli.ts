@@ -57,6 +57,7 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 0, Number.MAX_SAFE_INTEGER)), 'SEED'))
     .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
+    .addOption(env(new Option('--journal-size <n>', 'requests the control API journal keeps').argParser(integer('journal size', 1, 100000)).default(DEFAULTS.journalSize), 'JOURNAL_SIZE'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
@@ -79,6 +80,7 @@ interface CliOptions {
   adminToken?: string;
   rateLimits: boolean;
   logLevel: SandboxOptions['logLevel'];
+  journalSize: number;
 }
 
 export function optionsFromCli(o: CliOptions): SandboxOptions {
@@ -97,6 +99,7 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
     adminToken: o.adminToken ?? null,
     rateLimits: o.rateLimits,
     logLevel: o.logLevel,
+    journalSize: o.journalSize,
   };
 }
 

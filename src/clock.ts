@@ -39,6 +39,11 @@ export class Clock {
     return Math.max(0, Math.ceil((at - this.now()) / this.speed));
   }
 
+  /** Manual clock only: put the time back or forward (reset, snapshot restore). */
+  reset(at: number): void {
+    if (this.mode === 'manual') this.anchor = at;
+  }
+
   /** Manual clock only: set the time. Time never moves backwards. */
   set(at: number): void {
     if (this.mode !== 'manual') throw new Error('only the manual clock can be moved');

@@ -28,6 +28,8 @@ export interface SandboxConfig {
   adminToken: string | null;
   rateLimits: boolean;
   logLevel: LogLevel;
+  /** How many requests the control API's journal keeps. */
+  journalSize: number;
 }
 
 export const DEFAULT_FIXTURES = resolve(PACKAGE_ROOT, 'fixtures/default.json');
@@ -47,6 +49,7 @@ export const DEFAULTS: SandboxConfig = {
   adminToken: null,
   rateLimits: true,
   logLevel: 'info',
+  journalSize: 1000,
 };
 
 export type SandboxOptions = Partial<SandboxConfig>;
@@ -69,6 +72,7 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (!(typeof c.speed === 'number' && Number.isFinite(c.speed) && c.speed > 0)) fail('speed', 'must be a number above 0');
   if (c.seed !== null && !(Number.isSafeInteger(c.seed) && c.seed >= 0)) fail('seed', 'must be a whole number of 0 or more');
   if (c.clockStart !== null && !Number.isFinite(c.clockStart)) fail('clock-start', 'must be a date and time');
+  if (!(Number.isInteger(c.journalSize) && c.journalSize >= 1 && c.journalSize <= 100_000)) fail('journal-size', 'must be a whole number from 1 to 100000');
   if (!LOG_LEVELS.includes(c.logLevel)) fail('log-level', `must be one of ${LOG_LEVELS.join(', ')}`);
   if (c.webhookUrl !== null && !/^https?:\/\/\S+$/.test(c.webhookUrl)) fail('webhook-url', 'must be an http or https URL');
   return c;

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
-import type { RateLimitRule } from './api/ratelimit.js';
+import type { ClockStore, RateLimitRule } from './api/ratelimit.js';
+import type { Journal } from './control/journal.js';
+import type { State } from './store/state.js';
 import type { Clock } from './clock.js';
 import type { SandboxConfig } from './config.js';
 import type { DomainContext, PayoutEvents } from './domain/context.js';
@@ -30,6 +32,16 @@ export interface Sandbox extends DomainContext {
   scenario(): Scenario;
   /** Puts another scenario in force (for what is decided from now on). */
   setScenario(next: Scenario): void;
+  journal: Journal;
+  /** The rate limiters' counters (cleared on reset and restore). */
+  limiterStores: Set<ClockStore>;
+  /**
+   * Puts a whole state in force (reset, snapshot restore): indexes, due items and the outbox follow
+   * it; the manual clock goes to `clockNow`; counters are cleared. The caller persists.
+   */
+  replaceState(next: State, clockNow: number): void;
+  /** Back to the fixtures and the configured scenario; the manual clock back to its start. */
+  reset(): Promise<void>;
   /** The limits in force, or null for a limit that is off. */
   rateLimit(name: keyof RateLimits): RateLimitRule | null;
   /** Writes everything and releases timers; the app answers nothing after it. */

@@ -3,6 +3,14 @@ import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/payout-sandbox.js', import.meta.url));
 
+const running = new Set<ChildProcess>();
+
+/** Kills whatever a test left running (a failed assertion before its stop), so Jest can exit. */
+export function killAll(): void {
+  for (const p of running) if (p.exitCode === null && p.signalCode === null) p.kill('SIGKILL');
+  running.clear();
+}
+
 export interface Running {
   proc: ChildProcess;
   url: string;
@@ -24,6 +32,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): Prom
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  running.add(proc);
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
@@ -59,6 +68,7 @@ export function startCli(args: string[], env: Record<string, string> = {}): Prom
 /** Runs the CLI to its end (at most 15 s): exit code and everything it printed. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const proc = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(proc);
   let stdout = '';
   let stderr = '';
   proc.stdout.on('data', (d) => (stdout += d));

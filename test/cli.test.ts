@@ -2,13 +2,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DEMO, defaultFixtures, demoHeaders, payoutBody } from './helpers.js';
-import { runCli, startCli } from './cli-helpers.js';
+import { killAll, runCli, startCli } from './cli-helpers.js';
 
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-cli-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 async function call(url: string, method: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {

@@ -16,6 +16,7 @@ export function balanceRouter(sb: Sandbox): Router {
     sb.clock,
     () => sb.rateLimit('balance_check'),
     (_req, res) => `${merchantOf(res).merchant_id}\u0000${(res.locals.balanceInput as BalanceRequest).account_no}`,
+    sb.limiterStores,
   );
 
   router

@@ -57,6 +57,7 @@ export function payoutsRouter(sb: Sandbox): Router {
       const id = known ? `ref:${known.ref_id}` : ids.ref_id !== undefined ? `ref:${ids.ref_id}` : `client:${ids.client_ref_id}`;
       return `${merchant.merchant_id}\u0000${id}`;
     },
+    sb.limiterStores,
   );
 
   router

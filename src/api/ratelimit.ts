@@ -70,8 +70,14 @@ export class ClockStore implements Store {
  * keyed by `key(req, res)`. Excess: envelope A 429 `Too many attempts` with `Retry-After` in
  * seconds of sandbox time.
  */
-export function limiter(clock: Clock, rule: () => RateLimitRule | null, key: (req: Request, res: Response) => string) {
+export function limiter(
+  clock: Clock,
+  rule: () => RateLimitRule | null,
+  key: (req: Request, res: Response) => string,
+  registry?: Set<ClockStore>,
+) {
   const store = new ClockStore(clock, () => rule()?.windowMs ?? 60_000);
+  registry?.add(store);
   const middleware = rateLimit({
     limit: () => rule()?.limit ?? 0,
     skip: () => rule() === null,

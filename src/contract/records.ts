@@ -2,9 +2,10 @@ import { toRupees } from '../money.js';
 import { checkoutSignature } from '../domain/checkout.js';
 import type { Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { formatDisplayTime, formatTransactionDate } from '../time.js';
+import type { BeneficiaryRecord, CheckoutTransactionRecord, InitializeResult, PayoutRecord, VerificationRecord } from './responses.js';
 
 /** The reference's payout transaction record (status check and webhook body): `ref_id` a number. */
-export function payoutRecord(p: Payout) {
+export function payoutRecord(p: Payout): PayoutRecord {
   return {
     ref_id: Number(p.ref_id),
     client_ref_id: p.client_ref_id,
@@ -12,7 +13,7 @@ export function payoutRecord(p: Payout) {
     amount: toRupees(p.amount),
     fees: toRupees(p.fees),
     tax: toRupees(p.tax),
-    type: 'Debit',
+    type: 'Debit' as const,
     status: p.status,
     payment_method: p.payment_method,
     bank_ref_number: p.bank_ref_number,
@@ -22,15 +23,14 @@ export function payoutRecord(p: Payout) {
     created_at: formatDisplayTime(p.created_at),
   };
 }
-export type PayoutRecord = ReturnType<typeof payoutRecord>;
 
 /** The reference's payout initialize result: `ref_id` a string. */
-export function initializeResult(p: Payout) {
-  return { ref_id: p.ref_id, client_ref_id: p.client_ref_id, status: p.status };
+export function initializeResult(p: Payout): InitializeResult {
+  return { ref_id: p.ref_id, client_ref_id: p.client_ref_id, status: p.status === 'NEW' ? 'NEW' : 'Pending' };
 }
 
 /** The reference's beneficiary record; `email_id` is the owning merchant's email. */
-export function beneficiaryRecord(b: Beneficiary, merchant: Merchant) {
+export function beneficiaryRecord(b: Beneficiary, merchant: Merchant): BeneficiaryRecord {
   return {
     bene_id: b.bene_id,
     email_id: merchant.email,
@@ -47,7 +47,7 @@ export function beneficiaryRecord(b: Beneficiary, merchant: Merchant) {
 }
 
 /** The reference's verification record. */
-export function verificationRecord(v: Verification) {
+export function verificationRecord(v: Verification): VerificationRecord {
   return {
     verification_id: v.verification_id,
     source_type: v.source_type,
@@ -55,18 +55,18 @@ export function verificationRecord(v: Verification) {
     commission: toRupees(v.commission),
     tax: toRupees(v.tax),
     verification_status: v.verification_status,
-    verify_response: v.verify_response,
+    verify_response: v.verify_response as VerificationRecord['verify_response'],
   };
 }
 
 /** The reference's checkout transaction, with its signature. */
-export function checkoutRecord(t: CheckoutTransaction, merchant: Merchant) {
+export function checkoutRecord(t: CheckoutTransaction, merchant: Merchant): CheckoutTransactionRecord {
   return {
     payment_id: t.payment_id,
     merchant_email: merchant.email,
     merchant_id: merchant.merchant_id,
     status: t.status,
-    status_flag: t.status === 'Success' ? 1 : 0,
+    status_flag: t.status === 'Success' ? (1 as const) : (0 as const),
     payment_mode: t.payment_mode,
     rrn: t.rrn,
     order: {

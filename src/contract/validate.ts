@@ -76,7 +76,8 @@ export function attributeName(path: string[]): string {
   return path.map((p) => p.replace(/_/g, ' ')).join('.');
 }
 
-const KEYWORD_RANK: Record<string, number> = { required: 0, type: 1 };
+// Lower ranks win within one field; a union's own `anyOf` failure only when nothing says more.
+const KEYWORD_RANK: Record<string, number> = { required: 0, type: 1, anyOf: 9 };
 
 interface Failure {
   path: string[];
@@ -122,6 +123,8 @@ function describe(e: ErrorObject): Failure | null {
     return { path, rank: 0, message };
   }
   if (e.keyword === 'if' || e.keyword === 'allOf') return null;
+  // The `null` branch of a nullable field says nothing useful about a wrong value.
+  if (e.keyword === 'type' && e.params.type === 'null') return null;
   const f = `The ${attributeName(base)} field`;
   switch (e.keyword) {
     case 'type':

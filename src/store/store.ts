@@ -13,6 +13,7 @@ import type { State } from './state.js';
 export interface Store {
   readonly kind: 'file' | 'memory';
   readonly path: string | null;
+  /** The whole state; assigning it replaces everything (reset, snapshot restore). */
   state: State;
   /** Resolves when everything changed so far is written. */
   persist(): Promise<void>;

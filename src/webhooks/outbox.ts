@@ -32,6 +32,8 @@ export interface OutboxContext extends DomainContext {
  */
 export class WebhookOutbox {
   private readonly inFlight = new Set<AbortController>();
+  /** Bumped when the state is replaced: an attempt started before then records nothing. */
+  private generation = 0;
   private readonly byRef = new Map<string, string[]>();
 
   constructor(private readonly ctx: OutboxContext) {
@@ -134,6 +136,7 @@ export class WebhookOutbox {
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const started = performance.now();
+    const generation = this.generation;
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -153,12 +156,14 @@ export class WebhookOutbox {
       status = res.status;
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
-      if (controller.signal.aborted && this.closing) return; // shutting down: resumed at the next start
+      // Shutting down (resumed at the next start), or the state was replaced under it.
+      if (controller.signal.aborted && (this.closing || generation !== this.generation)) return;
       error = describeError(controller.signal.aborted ? controller.signal.reason : err);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
+    if (generation !== this.generation) return;
     d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
     if (status !== null && status >= 200 && status < 300) {
       d.state = 'delivered';
@@ -178,6 +183,13 @@ export class WebhookOutbox {
   close(): void {
     this.closing = true;
     for (const c of this.inFlight) c.abort(new Error('sandbox stopping'));
+  }
+
+  /** The state was replaced (reset, snapshot restore): attempts under way are dropped. */
+  replaced(): void {
+    this.generation += 1;
+    for (const c of this.inFlight) c.abort(new Error('state replaced'));
+    this.reindex();
   }
 
   /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */

@@ -5,13 +5,16 @@ import { jest } from '@jest/globals';
 import { stringify } from 'yaml';
 import { loadScenario } from '../../src/scenario/scenario.js';
 import { advanceBy, balanceOf, initialize, payoutBody, record, testApp } from '../helpers.js';
-import { runCli, startCli } from '../cli-helpers.js';
+import { killAll, runCli, startCli } from '../cli-helpers.js';
 
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-scn-'));
 });
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+afterEach(() => {
+  killAll();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 test('a restart in the middle of a timeline (file store) completes it at the original due time', async () => {
   const data = join(dir, 'db.json');
