@@ -1,10 +1,10 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, type SandboxOptions } from './config.js';
 import { FixturesError } from './fixtures.js';
+import { closeServers, listen, urlOf } from './listen.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError } from './store/store.js';
 import { VERSION } from './version.js';
@@ -103,19 +103,6 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
   };
 }
 
-function listen(app: SandboxApp, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.once('error', reject);
-  });
-}
-
-function urlOf(server: Server, host: string): string {
-  const { port } = server.address() as AddressInfo;
-  const h = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  return `http://${h}:${port}`;
-}
-
 function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
   const sb = app.sandbox;
   const demo = sb.repo.allMerchants()[0];
@@ -186,21 +173,10 @@ export async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.sandbox.logger.info({ signal }, 'stopping: finishing in-flight requests');
-    // Stop accepting; in-flight requests finish, idle keep-alive sockets are closed now and any
-    // still open after 10 s are cut.
-    const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), 10_000);
-    force.unref();
-    // Responses held on the sandbox clock (a delay fault) are released so they can finish.
+    // Responses held on the sandbox clock (a delay fault) are released so they can finish; then
+    // no new connections, and requests in flight get 10 s.
     app.sandbox.scheduler.stop();
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            s.close(() => resolve());
-            s.closeIdleConnections();
-          }),
-      ),
-    );
+    await closeServers(servers, 10_000);
     await app.sandbox.close();
     process.exit(0);
   };

@@ -1,8 +1,8 @@
-import { readFile } from 'node:fs/promises';
 import { Type, type Static } from '@sinclair/typebox';
 import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES, type VerificationType } from './contract/schemas.js';
 import { schemaErrors } from './contract/validate.js';
 import { post } from './domain/ledger.js';
+import { readDocument } from './input-file.js';
 import { toPaise } from './money.js';
 import { emptyState, type Account, type Merchant, type State } from './store/state.js';
 
@@ -141,18 +141,7 @@ export class FixturesError extends Error {}
 
 /** Reads and validates a fixtures file; every problem names the file, the field and the rule. */
 export async function loadFixtures(file: string): Promise<Fixtures> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new FixturesError(`${file}: cannot read the fixtures file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    throw new FixturesError(`${file}: not valid JSON (${(err as Error).message})`);
-  }
+  const value = await readDocument(file, 'fixtures', (m) => new FixturesError(m), { yaml: false });
   const problems = schemaErrors(FixturesSchema, value) ?? crossRecordProblems(value as Fixtures);
   if (problems.length > 0) throw new FixturesError(problems.map((p) => `${file}: ${p}`).join('\n'));
   return value as Fixtures;

@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createApp, type SandboxApp } from './app.js';
 import type { SandboxOptions } from './config.js';
 import { parseDuration } from './duration.js';
+import { closeServers, listen, urlOf } from './listen.js';
 
 export { createApp, type SandboxApp } from './app.js';
 export type { SandboxConfig, SandboxOptions } from './config.js';
@@ -43,13 +43,6 @@ export interface StartedSandbox {
   stop(): Promise<void>;
 }
 
-function listen(app: SandboxApp, port: number, host: string): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
-    server.once('error', reject);
-  });
-}
-
 /**
  * Starts a sandbox in-process, for a test suite: on a free port of 127.0.0.1, in memory and
  * silent unless told otherwise.
@@ -62,12 +55,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
     servers.push(await listen(app, app.sandbox.config.port, host));
     if (app.sandbox.config.checkoutPort !== null) servers.push(await listen(app, app.sandbox.config.checkoutPort, host));
   } catch (err) {
-    await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+    await closeServers(servers, 0);
     await app.sandbox.close();
     throw err;
   }
-  const urlOf = (s: Server) => `http://${host.includes(':') ? `[${host}]` : host}:${(s.address() as AddressInfo).port}`;
-  const url = urlOf(servers[0]);
+  const url = urlOf(servers[0], host);
   const m = app.sandbox.repo.allMerchants()[0];
   const accounts = Object.values(app.sandbox.repo.state.accounts)
     .filter((a) => a.merchant_id === m.merchant_id)
@@ -76,7 +68,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
   let stopped = false;
   return {
     url,
-    checkoutUrl: servers[1] ? urlOf(servers[1]) : url,
+    checkoutUrl: servers[1] ? urlOf(servers[1], host) : url,
     controlUrl: `${url}/__sandbox`,
     merchant: {
       merchantId: m.merchant_id,
@@ -98,15 +90,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((resolve) => {
-              s.close(() => resolve());
-              s.closeAllConnections();
-            }),
-        ),
-      );
+      await closeServers(servers, 0);
       await app.sandbox.close();
     },
   };

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { resolve } from 'node:path';
 import type { RateLimitRule } from '../api/ratelimit.js';
 import { schemaErrors } from '../contract/validate.js';
 import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, type ErrorCode } from '../errors.js';
+import { readDocument } from '../input-file.js';
 import { toPaise, type Paise } from '../money.js';
 import type { CheckoutStatus, PaymentMethod, PayoutStatus } from '../store/state.js';
 import { PACKAGE_ROOT } from '../version.js';
@@ -227,17 +226,6 @@ export function scenarioFromValue(value: unknown, source: string | null): Scenar
 
 /** Reads a scenario file, JSON or YAML (by extension: .yaml/.yml are YAML). */
 export async function loadScenario(file: string): Promise<Scenario> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    throw new ScenarioError(`${file}: cannot read the scenario file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
-  }
-  let value: unknown;
-  try {
-    value = /^\.ya?ml$/i.test(extname(file)) ? parseYaml(text) : JSON.parse(text);
-  } catch (err) {
-    throw new ScenarioError(`${file}: not valid ${/^\.ya?ml$/i.test(extname(file)) ? 'YAML' : 'JSON'} (${(err as Error).message.split('\n')[0]})`);
-  }
+  const value = await readDocument(file, 'scenario', (m) => new ScenarioError(m), { yaml: true });
   return scenarioFromValue(value, file);
 }
