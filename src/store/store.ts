@@ -20,6 +20,11 @@ export interface Store {
 }
 
 class LowStore implements Store {
+  /** The write under way, if any. */
+  private writing: Promise<void> | null = null;
+  /** The write that will carry every change made since `writing` took its copy. */
+  private next: Promise<void> | null = null;
+
   constructor(
     readonly kind: 'file' | 'memory',
     readonly path: string | null,
@@ -34,8 +39,29 @@ class LowStore implements Store {
     this.db.data = next;
   }
 
+  /**
+   * Group commit: lowdb serializes the whole state on each write, so callers do not each get a
+   * write of their own. While one write is under way, every change made meanwhile joins the one
+   * next write, which takes its copy of the state when the current one has finished; each caller's
+   * promise resolves once a write that includes its change is on disk.
+   */
   persist(): Promise<void> {
-    return this.db.write();
+    if (this.next) return this.next;
+    const after = this.writing ?? Promise.resolve();
+    const next = after
+      .catch(() => undefined)
+      .then(async () => {
+        this.next = null;
+        const w = this.db.write();
+        this.writing = w;
+        try {
+          await w;
+        } finally {
+          if (this.writing === w) this.writing = null;
+        }
+      });
+    this.next = next;
+    return next;
   }
 }
 
