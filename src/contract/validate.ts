@@ -58,6 +58,8 @@ function normalize(schema: TSchema, input: Record<string, unknown>): Record<stri
   const props = (schema.properties ?? {}) as Record<string, TSchema>;
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(input)) {
+    // JSON.parse makes `__proto__` an own key; copied by assignment it would become the prototype.
+    if (key === '__proto__') continue;
     const prop = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
     let v = typeof raw === 'string' ? raw.trim() : raw;
     if (v === '' || v === null) continue;

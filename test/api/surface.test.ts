@@ -111,6 +111,16 @@ describe('the HTTP surface', () => {
     expect(res.body).toEqual({ success: false, http_code: 400, message: 'The selected account no is invalid.' });
   });
 
+  test('a body whose fields hide under __proto__ has none of them', async () => {
+    const res = await request(app)
+      .post('/api/v1/public/payment/transfer')
+      .set(demoHeaders)
+      .set('Content-Type', 'application/json')
+      .send(JSON.stringify({ ['__proto__']: payoutBody() }));
+    expect(res.body).toEqual({ success: false, http_code: 400, message: 'The client ref id field is required.' });
+    expect(Object.keys(app.sandbox.repo.state.payouts)).toHaveLength(0);
+  });
+
   test('health', async () => {
     const res = await request(app).get('/__sandbox/health');
     expect(res.status).toBe(200);
