@@ -180,8 +180,13 @@ export async function main(argv: string[]): Promise<void> {
     await app.sandbox.close();
     process.exit(0);
   };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+  const onSignal = (signal: string) =>
+    stop(signal).catch((err: unknown) => {
+      app.sandbox.logger.error({ err }, 'could not stop cleanly');
+      process.exit(1);
+    });
+  process.on('SIGINT', () => void onSignal('SIGINT'));
+  process.on('SIGTERM', () => void onSignal('SIGTERM'));
 
   // The banner last: whoever waits for it can signal the process at once.
   const host = options.host ?? DEFAULTS.host;

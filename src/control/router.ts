@@ -120,7 +120,7 @@ export function controlRouter(sb: Sandbox): Router {
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
   const commit = async () => {
     await sb.repo.persist();
-    void sb.scheduler.runDue();
+    sb.scheduler.runDue().catch((err: unknown) => sb.logger.error({ err }, 'running due items failed'));
   };
 
   router.use('/__sandbox', (req, _res, next) => {
