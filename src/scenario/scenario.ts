@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { RateLimitRule } from '../api/ratelimit.js';
+import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
 import { schemaErrors } from '../contract/validate.js';
 import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, type ErrorCode } from '../errors.js';
@@ -88,6 +89,7 @@ export interface Scenario {
     defaultTimeline: CheckoutStep[];
     rules: Array<{ name: string; match: { amount?: AmountRange; payment_mode?: string }; timeline: CheckoutStep[] }>;
   };
+  verification: { invalid: Record<VerificationType, ReadonlySet<string>> };
   limits: { status_check: RateLimitRule; balance_check: RateLimitRule };
   webhooks: { retryScheduleMs: number[]; timeoutMs: number; chaos: WebhookChaos };
 }
@@ -204,6 +206,11 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
         match: { amount: amountRange(r.match.amount), payment_mode: r.match.payment_mode },
         timeline: r.timeline.map((s) => ({ afterMs: dur(s.after), status: s.status })),
       })),
+    },
+    verification: {
+      invalid: Object.fromEntries(
+        VERIFICATION_TYPES.map((t) => [t, new Set((file.verification?.invalid as Record<string, string[]> | undefined)?.[t] ?? [])]),
+      ) as unknown as Record<VerificationType, ReadonlySet<string>>,
     },
     limits: {
       status_check: window(file.limits?.status_check, 3),

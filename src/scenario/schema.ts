@@ -1,5 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { PAYMENT_METHOD_VALUES } from '../contract/schemas.js';
+import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES } from '../contract/schemas.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
 
@@ -110,6 +110,16 @@ export const ScenarioSchema = Strict({
             timeline: Type.Array(CheckoutStep),
           }),
         ),
+      ),
+    }),
+  ),
+  verification: Type.Optional(
+    Strict({
+      /** Document numbers (as the record's doc_number) that verify as `valid: false`, by type, beside the built-in magic ones. */
+      invalid: Type.Optional(
+        Type.Object(Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, Type.Optional(Type.Array(Type.String({ minLength: 1 })))])), {
+          additionalProperties: false,
+        }),
       ),
     }),
   ),

@@ -252,3 +252,22 @@ describe('AADHAAR in two steps', () => {
     expect(short.body.message).toBe('The aadhaar.aadhaar number field must be 12 digits.');
   });
 });
+
+describe('verification results from the scenario', () => {
+  test('numbers the scenario lists as invalid verify as valid: false; others as usual', async () => {
+    const scripted = await testApp({
+      scenario: {
+        name: 'kyc',
+        payouts: { default_timeline: [] },
+        verification: { invalid: { PAN: ['ABCPE1234F'], BANK: ['50100012345678'] } },
+      },
+    });
+    const pan = await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } }, demoHeaders, scripted);
+    expect(pan.body.data.verify_response.valid).toBe(false);
+    const bank = await verify({ verification_type: 'BANK', bank: { account_no: '50100012345678', ifsc_code: 'HDFC0001234' } }, demoHeaders, scripted);
+    expect(bank.body.data.verify_response.valid).toBe(false);
+    const other = await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1235F' } }, demoHeaders, scripted);
+    expect(other.body.data.verify_response.valid).toBe(true);
+    expect((await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } })).body.data.verify_response.valid).toBe(true);
+  });
+});

@@ -144,12 +144,17 @@ function ifscDetails(f: Faker, ifsc: string) {
 
 /**
  * The verify_response of a well-formed document: realistic details generated from the number,
- * `valid: false` for the type's magic number or a number whose structure does not hold.
+ * `valid: false` for the type's magic number, a number the scenario lists as invalid, or a number
+ * whose structure does not hold.
  */
-export function verifyDocument(type: VerificationType, fields: Record<string, string | undefined>): VerifyResponse {
+export function verifyDocument(
+  type: VerificationType,
+  fields: Record<string, string | undefined>,
+  scenarioInvalid: ReadonlySet<string> = new Set(),
+): VerifyResponse {
   const doc = documentNumber(type, fields);
   const f = fakerFor(type, doc);
-  const magic = doc === MAGIC_INVALID[type];
+  const magic = doc === MAGIC_INVALID[type] || scenarioInvalid.has(doc);
   switch (type) {
     case 'PAN': {
       const holder = PAN_HOLDER_TYPES[doc[3]];

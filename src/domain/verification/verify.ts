@@ -77,7 +77,7 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
     repo.insertVerification(verification);
   }
   verification.verification_status = 'Success';
-  verification.verify_response = verifyDocument(type, fields);
+  verification.verify_response = verifyDocument(type, fields, ctx.scenario().verification.invalid[type]);
   if (type === 'AADHAAR' && verification.verify_response.valid) repo.deleteAadhaarOtp(fields.ref_id ?? '');
   return { verification, message: VERIFICATION_MESSAGES.done };
 }
