@@ -2,6 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
+import { own } from '../own.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object, whose
 // `default` is the plugin.
@@ -60,7 +61,7 @@ function normalize(schema: TSchema, input: Record<string, unknown>): Record<stri
   for (const [key, raw] of Object.entries(input)) {
     // JSON.parse makes `__proto__` an own key; copied by assignment it would become the prototype.
     if (key === '__proto__') continue;
-    const prop = Object.prototype.hasOwnProperty.call(props, key) ? props[key] : undefined;
+    const prop = own(props, key);
     let v = typeof raw === 'string' ? raw.trim() : raw;
     if (v === '' || v === null) continue;
     if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v)) v = String(v);

@@ -113,7 +113,7 @@ export function controlRouter(sb: Sandbox): Router {
     snapshot: bodyParser(SnapshotBody),
   };
   const account = (no: string) => {
-    const a = Object.prototype.hasOwnProperty.call(sb.repo.state.accounts, no) ? sb.repo.state.accounts[no] : undefined;
+    const a = sb.repo.anyAccount(no);
     if (!a) throw new ControlError(404, `No account ${no}.`);
     return a;
   };
@@ -221,7 +221,7 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.post('/__sandbox/payouts/:ref_id/status', async (req, res) => {
     const refId = String(req.params.ref_id);
-    const payout = Object.prototype.hasOwnProperty.call(sb.repo.state.payouts, refId) ? sb.repo.state.payouts[refId] : undefined;
+    const payout = sb.repo.anyPayout(refId);
     if (!payout) throw new ControlError(404, `No payout with ref_id ${refId}.`);
     const body = parse.payoutStatus(req.body);
     const from = payout.status;
@@ -256,7 +256,7 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.post('/__sandbox/checkout/transactions/:id/status', async (req, res) => {
     const id = String(req.params.id);
-    const t = Object.prototype.hasOwnProperty.call(sb.repo.state.checkout_transactions, id) ? sb.repo.state.checkout_transactions[id] : undefined;
+    const t = sb.repo.anyCheckoutTransaction(id);
     if (!t) throw new ControlError(404, `No checkout transaction ${id}.`);
     const { status } = parse.checkoutStatus(req.body);
     const from = t.status;

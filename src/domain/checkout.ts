@@ -64,7 +64,7 @@ function scheduleCheckoutStep(ctx: DomainContext, t: CheckoutTransaction, from: 
 /** The scheduler's handler for a checkout step. */
 export function runCheckoutStep(ctx: DomainContext, item: DueItem): void {
   const id = String(item.payload.payment_id);
-  const t = Object.prototype.hasOwnProperty.call(ctx.repo.state.checkout_transactions, id) ? ctx.repo.state.checkout_transactions[id] : undefined;
+  const t = ctx.repo.anyCheckoutTransaction(id);
   if (!t || t.next_step !== item.id) return;
   t.next_step = null;
   const step = item.payload.step as CheckoutStep;
@@ -80,7 +80,7 @@ export function createCheckoutTransaction(
   const { repo, random, clock } = ctx;
   const paymentId = random.unique(
     () => `PAY${random.alphanumeric(14)}`,
-    (id) => Object.prototype.hasOwnProperty.call(repo.state.checkout_transactions, id),
+    (id) => repo.anyCheckoutTransaction(id) !== undefined,
   );
   const custom = [...(body.custom_fields ?? [])];
   while (custom.length < 5) custom.push('');

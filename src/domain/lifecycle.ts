@@ -87,7 +87,7 @@ function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, step
 /** The scheduler's handler for a payout step. */
 export function runPayoutStep(ctx: DomainContext, item: DueItem): void {
   const refId = String(item.payload.ref_id);
-  const payout = Object.prototype.hasOwnProperty.call(ctx.repo.state.payouts, refId) ? ctx.repo.state.payouts[refId] : undefined;
+  const payout = ctx.repo.anyPayout(refId);
   if (!payout || payout.next_step !== item.id) return;
   // The next step is scheduled before the change is announced, so listeners can tell whether
   // more is coming (`next_step`); a refused change drops it again.

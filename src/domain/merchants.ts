@@ -43,7 +43,7 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
       VERIFICATION_TYPES.map((t) => [t, toPaise(DEFAULT_VERIFICATION_CHARGES[t])]),
     ) as Record<VerificationType, number>,
   };
-  const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => Object.prototype.hasOwnProperty.call(repo.state.accounts, no));
+  const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
   const account: Account = { account_no: accountNo, merchant_id: merchantId, status: 'ACTIVE', balance: 0, ledger: [] };
   post(account, clock.now(), null, [{ type: 'credit', amount: toPaise(input.balance ?? 1000000), note: 'opening balance (control API)' }]);
   repo.insertMerchant(merchant);

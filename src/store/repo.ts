@@ -1,4 +1,5 @@
 import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
+import { own } from '../own.js';
 import type { Store } from './store.js';
 
 /**
@@ -141,6 +142,19 @@ export class Repo {
     delete this.state.aadhaar_otps[refId];
   }
 
+  /** Lookups of any merchant's records: for the sandbox itself (scheduler, control API), never for a merchant's request. */
+  anyPayout(refId: string): Payout | undefined {
+    return own(this.state.payouts, refId);
+  }
+
+  anyAccount(accountNo: string): Account | undefined {
+    return own(this.state.accounts, accountNo);
+  }
+
+  anyCheckoutTransaction(paymentId: string): CheckoutTransaction | undefined {
+    return own(this.state.checkout_transactions, paymentId);
+  }
+
   checkoutTransaction(merchantId: string, paymentId: string): CheckoutTransaction | undefined {
     const t = own(this.state.checkout_transactions, paymentId);
     return t && t.merchant_id === merchantId ? t : undefined;
@@ -155,7 +169,3 @@ function clientRefKey(merchantId: string, clientRefId: string): string {
   return `${merchantId}\u0000${clientRefId}`;
 }
 
-/** Own-property lookup: an id such as `__proto__` or `constructor` never reaches the prototype. */
-function own<T>(record: Record<string, T>, key: string): T | undefined {
-  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
-}

@@ -5,6 +5,7 @@ import { payoutRecord } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
 import { MESSAGES } from '../errors.js';
 import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
+import { own } from '../own.js';
 import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
 
@@ -124,7 +125,7 @@ export class WebhookOutbox {
   /** The scheduler's handler: one attempt, recorded and written when it ends. */
   async attempt(item: DueItem): Promise<void> {
     const id = String(item.payload.delivery_id);
-    const d = Object.prototype.hasOwnProperty.call(this.deliveries, id) ? this.deliveries[id] : undefined;
+    const d = own(this.deliveries, id);
     if (!d || d.next_attempt !== item.id) return;
     d.next_attempt = null;
     d.next_attempt_at = null;
@@ -215,7 +216,7 @@ export class WebhookOutbox {
   }
 
   get(id: string): WebhookDelivery | undefined {
-    return Object.prototype.hasOwnProperty.call(this.deliveries, id) ? this.deliveries[id] : undefined;
+    return own(this.deliveries, id);
   }
 
   /** Sends a delivery again now, whatever its state: the only way an acknowledged one is resent. */
