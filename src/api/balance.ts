@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import { BalanceRequest } from '../contract/schemas.js';
-import { MESSAGES, RequestError } from '../errors.js';
+import { ownAccount } from '../domain/accounts.js';
+import { MESSAGES } from '../errors.js';
 import { toRupees } from '../money.js';
 import type { Sandbox } from '../sandbox.js';
 import { dashboardAuth, merchantOf } from './auth.js';
@@ -30,9 +31,7 @@ export function balanceRouter(sb: Sandbox): Router {
       balanceLimit,
       (_req, res) => {
         const { account_no } = res.locals.balanceInput as BalanceRequest;
-        // Another merchant's account answers exactly as an unknown one.
-        const account = sb.repo.account(merchantOf(res).merchant_id, account_no);
-        if (!account) throw new RequestError(400, 'The selected account no is invalid.');
+        const account = ownAccount(sb.repo, merchantOf(res), account_no, 'account no');
         sendSuccess(res, MESSAGES.balanceFetched, { current_balance: toRupees(account.balance) });
       },
     )

@@ -1,10 +1,10 @@
 import { Router, type Request, type Response } from 'express';
 import { initializeResult, payoutRecord } from '../contract/records.js';
 import { InitializePayoutRequest, PayoutStatusRequest } from '../contract/schemas.js';
-import { findPayout, initializePayout } from '../domain/payouts.js';
+import { foundPayout, initializePayout, lookupPayout } from '../domain/payouts.js';
 import { MESSAGES, RequestError } from '../errors.js';
 import type { Sandbox } from '../sandbox.js';
-import type { ApiVersion } from '../store/state.js';
+import type { ApiVersion, Payout } from '../store/state.js';
 import { dashboardAuth, merchantOf } from './auth.js';
 import { SANDBOX_RULE_HEADER, sendSuccess } from './envelopes.js';
 import { methodNotAllowed } from './routing.js';
@@ -47,15 +47,11 @@ export function payoutsRouter(sb: Sandbox): Router {
     sb.clock,
     () => sb.rateLimit('status_check'),
     (_req, res) => {
-      const merchant = merchantOf(res);
       const ids = res.locals.statusInput as PayoutStatusRequest;
+      const known = res.locals.payout as Payout | undefined;
       // Both ids of one payout share its counter.
-      const known =
-        ids.ref_id !== undefined
-          ? sb.repo.payout(merchant.merchant_id, ids.ref_id)
-          : sb.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
       const id = known ? `ref:${known.ref_id}` : ids.ref_id !== undefined ? `ref:${ids.ref_id}` : `client:${ids.client_ref_id}`;
-      return `${merchant.merchant_id}\u0000${id}`;
+      return `${merchantOf(res).merchant_id}\u0000${id}`;
     },
     sb.limiterStores,
   );
@@ -65,12 +61,14 @@ export function payoutsRouter(sb: Sandbox): Router {
     .get(
       auth,
       (req, res, next) => {
-        res.locals.statusInput = parsePayoutStatusRequest(statusInputs(req));
+        const ids = parsePayoutStatusRequest(statusInputs(req));
+        res.locals.statusInput = ids;
+        res.locals.payout = lookupPayout(sb, merchantOf(res), ids);
         next();
       },
       statusLimit,
       (_req, res) => {
-        const payout = findPayout(sb, merchantOf(res), res.locals.statusInput as PayoutStatusRequest);
+        const payout = foundPayout(res.locals.payout as Payout | undefined);
         sendSuccess(res, MESSAGES.statusFetched, { transaction: payoutRecord(payout) });
       },
     )

@@ -6,6 +6,7 @@ import { matchPayoutRule } from '../scenario/match.js';
 import type { FaultSpec, PayoutPlan } from '../scenario/scenario.js';
 import type { ApiVersion, Merchant, Payout, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
+import { debitableAccount, requireFunds } from './accounts.js';
 import { post } from './ledger.js';
 import { startPayoutTimeline } from './lifecycle.js';
 
@@ -43,9 +44,7 @@ export function initializePayout(
   const { repo, clock, random } = ctx;
   const directive = parseDirective(req.remarks);
   if (directive && !directive.ok) throw new RequestError(400, directive.message);
-  const account = repo.account(merchant.merchant_id, req.debit_from);
-  if (!account) throw new RequestError(400, 'The selected debit from is invalid.');
-  if (account.status !== 'ACTIVE') throw new BusinessError('ACCOUNT_NOT_ACTIVE');
+  const account = debitableAccount(repo, merchant, req.debit_from);
   if (repo.payoutByClientRefId(merchant.merchant_id, req.client_ref_id)) {
     throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
   }
@@ -91,11 +90,10 @@ export function initializePayout(
   let accountNumber: string;
   let ifsc: string;
   if (req.beneficiary_id !== undefined) {
-    const b = repo.beneficiary(merchant.merchant_id, req.beneficiary_id);
-    if (!b || b.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
-    beneficiary = { id: b.bene_id, name: b.bene_name, email_id: b.bene_email, mobile_no: b.bene_mobile_no };
-    accountNumber = b.bank_account_number;
-    ifsc = b.ifsc_code;
+    if (!known || known.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
+    beneficiary = { id: known.bene_id, name: known.bene_name, email_id: known.bene_email, mobile_no: known.bene_mobile_no };
+    accountNumber = known.bank_account_number;
+    ifsc = known.ifsc_code;
   } else {
     // Inline details are taken as given; the record still names a beneficiary id of its own.
     beneficiary = {
@@ -110,7 +108,7 @@ export function initializePayout(
 
   const fees = merchant.fees[method];
   const tax = taxOn(fees, merchant.tax_rate_percent);
-  if (account.balance < amount + fees + tax) throw new BusinessError('INSUFFICIENT_BALANCE');
+  requireFunds(account, amount + fees + tax);
 
   const now = clock.now();
   const refId = random.unique(() => random.digits(10), (id) => repo.payoutExists(id));
@@ -149,12 +147,15 @@ export function initializePayout(
   return { payout, rule: plan.rule, fault: rule?.outcome.kind === 'fault' ? rule.outcome.fault : null };
 }
 
-/** Finds the caller's payout by ref_id (preferred) or client_ref_id. */
-export function findPayout(ctx: DomainContext, merchant: Merchant, ids: { ref_id?: string; client_ref_id?: string }): Payout {
-  const p =
-    ids.ref_id !== undefined
-      ? ctx.repo.payout(merchant.merchant_id, ids.ref_id)
-      : ctx.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
-  if (!p) throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.transactionNotFound);
-  return p;
+/** The caller's payout by ref_id (preferred) or client_ref_id, if there is one. */
+export function lookupPayout(ctx: DomainContext, merchant: Merchant, ids: { ref_id?: string; client_ref_id?: string }): Payout | undefined {
+  return ids.ref_id !== undefined
+    ? ctx.repo.payout(merchant.merchant_id, ids.ref_id)
+    : ctx.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
+}
+
+/** A looked-up payout, or the reference's not-found failure. */
+export function foundPayout(payout: Payout | undefined): Payout {
+  if (!payout) throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.transactionNotFound);
+  return payout;
 }

@@ -3,6 +3,7 @@ import { BusinessError, RequestError } from '../../errors.js';
 import { taxOn } from '../../money.js';
 import type { Account, Merchant, Verification } from '../../store/state.js';
 import type { DomainContext } from '../context.js';
+import { debitableAccount, requireFunds } from '../accounts.js';
 import { post } from '../ledger.js';
 import { documentNumber, verifyDocument } from './documents.js';
 
@@ -29,9 +30,7 @@ export interface VerifyOutcome {
  */
 export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyRequest): VerifyOutcome {
   const { repo, clock, random } = ctx;
-  const account = repo.account(merchant.merchant_id, req.debit_from);
-  if (!account) throw new RequestError(400, 'The selected debit from is invalid.');
-  if (account.status !== 'ACTIVE') throw new BusinessError('ACCOUNT_NOT_ACTIVE');
+  const account = debitableAccount(repo, merchant, req.debit_from);
   const type = req.verification_type;
   const fields = req[VerificationMembers[type].member] as Record<string, string | undefined>;
   const now = clock.now();
@@ -109,9 +108,9 @@ function newVerification(
 function charge(account: Account, merchant: Merchant, type: VerificationType, v: Verification, now: number): void {
   const commission = merchant.verification_charges[type];
   const tax = taxOn(commission, merchant.tax_rate_percent);
-  if (account.balance < commission + tax) throw new BusinessError('INSUFFICIENT_BALANCE');
-  v.commission += commission;
-  v.tax += tax;
+  requireFunds(account, commission + tax);
+  v.commission = commission;
+  v.tax = tax;
   post(account, now, v.verification_id, [
     { type: 'verification', amount: -commission, note: `${type} verification ${v.doc_number}` },
     { type: 'verification_tax', amount: -tax, note: `tax on ${type} verification ${v.doc_number}` },
