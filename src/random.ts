@@ -24,6 +24,11 @@ export class SandboxRandom {
     return this.faker.string.alphanumeric({ length: n, casing: 'upper' });
   }
 
+  /** True for about `share` (0 to 1) of calls; draws nothing when the share is 0. */
+  chance(share: number): boolean {
+    return share > 0 && this.faker.number.float({ min: 0, max: 1 }) < share;
+  }
+
   /** Draws ids until `taken` says one is free; ids are long enough that this ends at once. */
   unique(draw: () => string, taken: (id: string) => boolean): string {
     for (;;) {

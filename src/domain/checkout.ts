@@ -6,6 +6,7 @@ import { toPaise } from '../money.js';
 import type { CheckoutStatus, CheckoutTransaction, DueItem, Merchant } from '../store/state.js';
 import { formatTransactionDate } from '../time.js';
 import type { DomainContext } from './context.js';
+import { scheduleStep, stepOf } from './timeline.js';
 
 /**
  * The canonical string the checkout `signature` signs (a sandbox choice; the reference does not
@@ -56,9 +57,7 @@ export function startCheckoutTimeline(ctx: DomainContext, t: CheckoutTransaction
 }
 
 function scheduleCheckoutStep(ctx: DomainContext, t: CheckoutTransaction, from: number, steps: CheckoutStep[]): void {
-  if (steps.length === 0) return;
-  const [next, ...rest] = steps;
-  t.next_step = ctx.scheduler.schedule('checkout_step', from + next.afterMs, { payment_id: t.payment_id, step: next, rest }).id;
+  t.next_step = scheduleStep(ctx.scheduler, 'checkout_step', { payment_id: t.payment_id }, from, steps);
 }
 
 /** The scheduler's handler for a checkout step. */
@@ -67,8 +66,8 @@ export function runCheckoutStep(ctx: DomainContext, item: DueItem): void {
   const t = ctx.repo.anyCheckoutTransaction(id);
   if (!t || t.next_step !== item.id) return;
   t.next_step = null;
-  const step = item.payload.step as CheckoutStep;
-  if (transitionCheckout(ctx, t, step.status) === null) scheduleCheckoutStep(ctx, t, item.due, item.payload.rest as CheckoutStep[]);
+  const { step, rest } = stepOf<CheckoutStep>(item);
+  if (transitionCheckout(ctx, t, step.status) === null) scheduleCheckoutStep(ctx, t, item.due, rest);
 }
 
 /** A new Initialized checkout transaction (control API), on its scenario timeline. */

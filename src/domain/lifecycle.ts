@@ -3,6 +3,7 @@ import type { PayoutPlan, TimelineStep } from '../scenario/scenario.js';
 import type { DueItem, Payout, PayoutStatus } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
+import { scheduleStep, stepOf } from './timeline.js';
 
 export const DEFAULT_BANK_MESSAGES: Record<PayoutStatus, string> = {
   NEW: '',
@@ -23,15 +24,16 @@ const NEXT: Record<PayoutStatus, readonly PayoutStatus[]> = {
 
 export type TransitionResult = { ok: true } | { ok: false; reason: string };
 
+/** Why a payout cannot go from `from` to `to`, or null when it can. */
+export function transitionRefusal(from: PayoutStatus, to: PayoutStatus): string | null {
+  return NEXT[from].includes(to) ? null : `${from} → ${to} is not a transition a payout can make`;
+}
+
 /**
  * Moves a payout to `status`: the history and `transaction_date` record the change, Success gets a
  * 12-digit UTR, Failed (also after Success) credits amount, fee and tax back once, and one status
  * event carries the record as it is after the change.
  */
-export function transitionRefusal(from: PayoutStatus, to: PayoutStatus): string | null {
-  return NEXT[from].includes(to) ? null : `${from} → ${to} is not a transition a payout can make`;
-}
-
 export function transitionPayout(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
   const reason = transitionRefusal(payout.status, status);
   if (reason) {
@@ -71,17 +73,7 @@ export function startPayoutTimeline(ctx: DomainContext, payout: Payout, plan: Pa
 }
 
 function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, steps: TimelineStep[]): void {
-  if (steps.length === 0) {
-    payout.next_step = null;
-    return;
-  }
-  const [next, ...rest] = steps;
-  const item = ctx.scheduler.schedule('payout_step', from + next.afterMs, {
-    ref_id: payout.ref_id,
-    step: next,
-    rest,
-  });
-  payout.next_step = item.id;
+  payout.next_step = scheduleStep(ctx.scheduler, 'payout_step', { ref_id: payout.ref_id }, from, steps);
 }
 
 /** The scheduler's handler for a payout step. */
@@ -91,8 +83,8 @@ export function runPayoutStep(ctx: DomainContext, item: DueItem): void {
   if (!payout || payout.next_step !== item.id) return;
   // The next step is scheduled before the change is announced, so listeners can tell whether
   // more is coming (`next_step`); a refused change drops it again.
-  scheduleNextStep(ctx, payout, item.due, item.payload.rest as TimelineStep[]);
-  const step = item.payload.step as TimelineStep;
+  const { step, rest } = stepOf<TimelineStep>(item);
+  scheduleNextStep(ctx, payout, item.due, rest);
   if (!transitionPayout(ctx, payout, step.status, step.bank_res_msg).ok) {
     ctx.scheduler.cancel(payout.next_step);
     payout.next_step = null;

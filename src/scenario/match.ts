@@ -13,17 +13,21 @@ export interface PayoutFacts {
   client_ref_id: string;
 }
 
+function inRange(amount: Paise, range: { min: Paise; max: Paise } | undefined): boolean {
+  return range === undefined || (amount >= range.min && amount <= range.max);
+}
+
 /** The first rule, in file order, whose every key matches; `share` draws from the seeded random. */
 export function matchPayoutRule(scenario: Scenario, facts: PayoutFacts, random: SandboxRandom): PayoutRule | null {
   for (const rule of scenario.payouts.rules) {
     const m = rule.match;
-    if (m.amount && (facts.amount < m.amount.min || facts.amount > m.amount.max)) continue;
+    if (!inRange(facts.amount, m.amount)) continue;
     if (m.payment_method && !m.payment_method.includes(facts.payment_method)) continue;
     if (m.account_number !== undefined && m.account_number !== facts.account_number) continue;
     if (m.ifsc_code !== undefined && m.ifsc_code !== facts.ifsc_code) continue;
     if (m.beneficiary_name !== undefined && m.beneficiary_name !== facts.beneficiary_name.toLowerCase()) continue;
     if (m.client_ref_id_prefix !== undefined && !facts.client_ref_id.startsWith(m.client_ref_id_prefix)) continue;
-    if (m.share !== undefined && random.faker.number.float({ min: 0, max: 1 }) >= m.share) continue;
+    if (m.share !== undefined && !random.chance(m.share)) continue;
     return rule;
   }
   return null;
@@ -48,7 +52,7 @@ export function beneficiaryActivation(
 export function checkoutTimeline(scenario: Scenario, facts: { amount: Paise; payment_mode: string }) {
   for (const r of scenario.checkout.rules) {
     const m = r.match;
-    if (m.amount && (facts.amount < m.amount.min || facts.amount > m.amount.max)) continue;
+    if (!inRange(facts.amount, m.amount)) continue;
     if (m.payment_mode !== undefined && m.payment_mode !== facts.payment_mode) continue;
     return { rule: r.name, timeline: r.timeline };
   }

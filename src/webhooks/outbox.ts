@@ -63,10 +63,6 @@ export class WebhookOutbox {
     return { ...NO_CHAOS, ...scenario.webhooks.chaos, ...(rule?.chaos ?? {}) };
   }
 
-  private draw(share: number): boolean {
-    return share > 0 && this.ctx.random.faker.number.float({ min: 0, max: 1 }) < share;
-  }
-
   /** The status-change listener: stores the delivery (and, by chaos, its duplicate) and schedules it. */
   enqueue(payout: Payout): void {
     const { repo, clock } = this.ctx;
@@ -88,7 +84,7 @@ export class WebhookOutbox {
         version,
         target_url: target,
         body,
-        wrong_signature: this.draw(chaos.wrongSignature),
+        wrong_signature: this.ctx.random.chance(chaos.wrongSignature),
         duplicate_of: duplicateOf,
         state: chaos.reorder ? 'held' : 'pending',
         attempts: [],
@@ -102,7 +98,7 @@ export class WebhookOutbox {
       return d;
     };
     const first = make(null);
-    if (this.draw(chaos.duplicate)) make(first.delivery_id);
+    if (this.ctx.random.chance(chaos.duplicate)) make(first.delivery_id);
     if (chaos.reorder && payout.next_step === null) this.releaseHeld(payout.ref_id, now + chaos.delayMs);
   }
 
