@@ -123,8 +123,8 @@ function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
       `    x-api-secret:     ${demo.api_secret}`,
       `    MerchantId:       ${demo.merchant_id}`,
       `    AccessToken:      ${demo.access_token}`,
-      `    Accounts:         ${Object.values(sb.repo.state.accounts)
-        .filter((a) => a.merchant_id === demo.merchant_id)
+      `    Accounts:         ${sb.repo
+        .accountsOf(demo.merchant_id)
         .map((a) => `${a.account_no} (${a.status})`)
         .join(', ')}`,
     );

@@ -61,10 +61,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
   }
   const url = urlOf(servers[0], host);
   const m = app.sandbox.repo.allMerchants()[0];
-  const accounts = Object.values(app.sandbox.repo.state.accounts)
-    .filter((a) => a.merchant_id === m.merchant_id)
-    .sort((a, b) => Number(b.status === 'ACTIVE') - Number(a.status === 'ACTIVE'))
-    .map((a) => a.account_no);
+  const accounts = app.sandbox.repo.accountsOf(m.merchant_id).map((a) => a.account_no);
   let stopped = false;
   return {
     url,

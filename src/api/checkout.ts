@@ -3,6 +3,7 @@ import { checkoutRecord } from '../contract/records.js';
 import { CheckoutError, MESSAGES } from '../errors.js';
 import type { Sandbox } from '../sandbox.js';
 import { authenticateCheckout } from './auth.js';
+import { checkoutSuccess } from './envelopes.js';
 import { methodNotAllowed } from './routing.js';
 
 /** The checkout status lookup: `{ status, message, data }`, MerchantId + AccessToken headers. */
@@ -17,7 +18,7 @@ export function checkoutRouter(sb: Sandbox): Router {
       // Another merchant's transaction answers exactly as an unknown one.
       const t = sb.repo.checkoutTransaction(merchant.merchant_id, String(req.params.transaction_id));
       if (!t) throw new CheckoutError(404, MESSAGES.checkoutNotFound);
-      res.status(200).json({ status: true, message: MESSAGES.checkoutFetched, data: checkoutRecord(t, merchant) });
+      res.status(200).json(checkoutSuccess(MESSAGES.checkoutFetched, checkoutRecord(t, merchant)));
     })
     .all(methodNotAllowed);
   return router;

@@ -19,6 +19,11 @@ export function successEnvelope<T>(message: string, data: T) {
   return { success: true as const, http_code: 200, message, data };
 }
 
+/** The checkout API's success envelope: `{ status: true, message, data }`. */
+export function checkoutSuccess<T>(message: string, data: T) {
+  return { status: true as const, message, data };
+}
+
 export function sendSuccess<T>(res: Response, message: string, data: T): void {
   res.status(200).json(successEnvelope(message, data));
 }

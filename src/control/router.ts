@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { Static, TSchema } from '@sinclair/typebox';
 import { secretEquals } from '../api/auth.js';
 import { SANDBOX_RULE_HEADER } from '../api/envelopes.js';
+import { inputParser } from '../api/validation.js';
 import { beneficiaryRecord, checkoutRecord, payoutRecord } from '../contract/records.js';
-import { compile, validate } from '../contract/validate.js';
 import { activateBeneficiary } from '../domain/beneficiaries.js';
 import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
 import { ledgerSum } from '../domain/ledger.js';
@@ -35,30 +34,8 @@ import {
   SnapshotBody,
 } from './schemas.js';
 
-/** A control-API failure: `{ error }` with this HTTP status. */
-export class ControlError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function bodyParser<S extends TSchema>(schema: S): (body: unknown) => Static<S> {
-  compile(schema);
-  return (body) => {
-    const r = validate(schema, body);
-    if (!r.ok) throw new ControlError(400, r.message);
-    return r.value;
-  };
-}
-
+/** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
 function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
-  if (err instanceof ControlError) {
-    res.status(err.httpStatus).json({ error: err.message });
-    return;
-  }
   if (err instanceof RequestError && err.httpCode < 500) {
     res.status(err.httpCode).json({ error: err.message });
     return;
@@ -70,7 +47,7 @@ function clockView(sb: Sandbox) {
   return { now: toIso(sb.clock.now()), mode: sb.clock.mode, speed: sb.clock.mode === 'manual' ? 0 : sb.clock.speed };
 }
 
-function deliveryView(d: WebhookDelivery) {
+function deliveryView(d: WebhookDelivery, next: number | null) {
   return {
     delivery_id: d.delivery_id,
     merchant_id: d.merchant_id,
@@ -82,7 +59,7 @@ function deliveryView(d: WebhookDelivery) {
     wrong_signature: d.wrong_signature,
     duplicate_of: d.duplicate_of,
     created_at: toIso(d.created_at),
-    next_attempt_at: d.next_attempt_at === null ? null : toIso(d.next_attempt_at),
+    next_attempt_at: next === null ? null : toIso(next),
     attempts: d.attempts.map((a) => ({ ...a, at: toIso(a.at) })),
     body: JSON.parse(d.body) as unknown,
   };
@@ -100,21 +77,21 @@ export function controlRouter(sb: Sandbox): Router {
   const router = Router();
   const snapshots = new Map<string, Snapshot>();
   const parse = {
-    advance: bodyParser(AdvanceClockBody),
-    checkout: bodyParser(CreateCheckoutBody),
-    merchant: bodyParser(CreateMerchantBody),
-    patchMerchant: bodyParser(PatchMerchantBody),
-    credit: bodyParser(CreditBody),
-    accountStatus: bodyParser(AccountStatusBody),
-    payoutStatus: bodyParser(PayoutStatusBody),
-    beneficiaryStatus: bodyParser(BeneficiaryStatusBody),
-    checkoutStatus: bodyParser(CheckoutStatusBody),
-    scenario: bodyParser(ScenarioBody),
-    snapshot: bodyParser(SnapshotBody),
+    advance: inputParser(AdvanceClockBody),
+    checkout: inputParser(CreateCheckoutBody),
+    merchant: inputParser(CreateMerchantBody),
+    patchMerchant: inputParser(PatchMerchantBody),
+    credit: inputParser(CreditBody),
+    accountStatus: inputParser(AccountStatusBody),
+    payoutStatus: inputParser(PayoutStatusBody),
+    beneficiaryStatus: inputParser(BeneficiaryStatusBody),
+    checkoutStatus: inputParser(CheckoutStatusBody),
+    scenario: inputParser(ScenarioBody),
+    snapshot: inputParser(SnapshotBody),
   };
   const account = (no: string) => {
     const a = sb.repo.anyAccount(no);
-    if (!a) throw new ControlError(404, `No account ${no}.`);
+    if (!a) throw new RequestError(404, `No account ${no}.`);
     return a;
   };
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
@@ -127,7 +104,7 @@ export function controlRouter(sb: Sandbox): Router {
     const token = sb.config.adminToken;
     if (token === null) return next();
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (!secretEquals(given, token)) return next(new ControlError(401, 'The control API needs Authorization: Bearer <admin token>.'));
+    if (!secretEquals(given, token)) return next(new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
     next();
   });
 
@@ -160,7 +137,7 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.patch('/__sandbox/merchants/:email', async (req, res) => {
     const merchant = sb.repo.merchantByEmailAddress(String(req.params.email));
-    if (!merchant) throw new ControlError(404, `No merchant with the email ${req.params.email}.`);
+    if (!merchant) throw new RequestError(404, `No merchant with the email ${req.params.email}.`);
     patchMerchant(merchant, parse.patchMerchant(req.body));
     await sb.repo.persist();
     res.json({
@@ -214,7 +191,7 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.post('/__sandbox/clock/advance', async (req, res) => {
     const { by } = parse.advance(req.body);
-    if (sb.clock.mode !== 'manual') throw new ControlError(409, 'The clock is real: start the sandbox with --clock manual to advance it.');
+    if (sb.clock.mode !== 'manual') throw new RequestError(409, 'The clock is real: start the sandbox with --clock manual to advance it.');
     await sb.scheduler.advance(parseDuration(by) ?? 0);
     res.json(clockView(sb));
   });
@@ -222,13 +199,13 @@ export function controlRouter(sb: Sandbox): Router {
   router.post('/__sandbox/payouts/:ref_id/status', async (req, res) => {
     const refId = String(req.params.ref_id);
     const payout = sb.repo.anyPayout(refId);
-    if (!payout) throw new ControlError(404, `No payout with ref_id ${refId}.`);
+    if (!payout) throw new RequestError(404, `No payout with ref_id ${refId}.`);
     const body = parse.payoutStatus(req.body);
     const from = payout.status;
     const result = forcePayoutStatus(sb, payout, body.status, body.bank_res_msg);
     if (!result.ok) {
       noteRefusal(res, { id: refId, from, to: body.status, reason: result.reason });
-      throw new ControlError(409, result.reason);
+      throw new RequestError(409, result.reason);
     }
     await commit();
     res.json({ merchant_id: payout.merchant_id, transaction: payoutRecord(payout) });
@@ -236,9 +213,9 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.post('/__sandbox/beneficiaries/:id/status', async (req, res) => {
     const id = String(req.params.id);
-    if (!sb.repo.beneficiaryExists(id)) throw new ControlError(404, `No beneficiary ${id}.`);
+    const b = sb.repo.anyBeneficiary(id);
+    if (!b) throw new RequestError(404, `No beneficiary ${id}.`);
     parse.beneficiaryStatus(req.body);
-    const b = sb.repo.state.beneficiaries[id];
     activateBeneficiary(sb, b);
     await sb.repo.persist();
     const merchant = sb.repo.merchant(b.merchant_id);
@@ -248,7 +225,7 @@ export function controlRouter(sb: Sandbox): Router {
   router.post('/__sandbox/checkout/transactions', async (req, res) => {
     const body = parse.checkout(req.body);
     const merchant = sb.repo.merchant(body.merchant_id);
-    if (!merchant) throw new ControlError(404, `No merchant with merchant_id "${body.merchant_id}".`);
+    if (!merchant) throw new RequestError(404, `No merchant with merchant_id "${body.merchant_id}".`);
     const { transaction, rule } = createCheckoutTransaction(sb, merchant, body);
     await sb.repo.persist();
     res.set(SANDBOX_RULE_HEADER, rule).status(201).json(checkoutRecord(transaction, merchant));
@@ -257,13 +234,13 @@ export function controlRouter(sb: Sandbox): Router {
   router.post('/__sandbox/checkout/transactions/:id/status', async (req, res) => {
     const id = String(req.params.id);
     const t = sb.repo.anyCheckoutTransaction(id);
-    if (!t) throw new ControlError(404, `No checkout transaction ${id}.`);
+    if (!t) throw new RequestError(404, `No checkout transaction ${id}.`);
     const { status } = parse.checkoutStatus(req.body);
     const from = t.status;
     const refusal = transitionCheckout(sb, t, status);
     if (refusal) {
       noteRefusal(res, { id, from, to: status, reason: refusal });
-      throw new ControlError(409, refusal);
+      throw new RequestError(409, refusal);
     }
     await sb.repo.persist();
     const merchant = sb.repo.merchant(t.merchant_id);
@@ -274,14 +251,14 @@ export function controlRouter(sb: Sandbox): Router {
     const q = req.query as Record<string, string | undefined>;
     const limit = Math.min(1000, Math.max(1, Number(q.limit ?? 100) || 100));
     const list = sb.webhooks.list({ refId: q.ref_id, merchantId: q.merchant_id, limit });
-    res.json({ deliveries: list.map(deliveryView) });
+    res.json({ deliveries: list.map((d) => deliveryView(d, sb.webhooks.nextAttemptAt(d))) });
   });
 
   router.post('/__sandbox/webhooks/:delivery_id/redeliver', async (req, res) => {
     const d = sb.webhooks.redeliver(String(req.params.delivery_id));
-    if (!d) throw new ControlError(404, `No webhook delivery ${req.params.delivery_id}.`);
+    if (!d) throw new RequestError(404, `No webhook delivery ${req.params.delivery_id}.`);
     await commit();
-    res.status(202).json(deliveryView(d));
+    res.status(202).json(deliveryView(d, sb.webhooks.nextAttemptAt(d)));
   });
 
   router.get('/__sandbox/requests', (req, res) => {
@@ -291,23 +268,23 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.get('/__sandbox/requests/:request_id', (req, res) => {
     const entry = sb.journal.get(String(req.params.request_id));
-    if (!entry) throw new ControlError(404, `No request ${req.params.request_id} in the journal (it keeps the last ${sb.journal.capacity}).`);
+    if (!entry) throw new RequestError(404, `No request ${req.params.request_id} in the journal (it keeps the last ${sb.journal.capacity}).`);
     res.json(entry);
   });
 
   router.put('/__sandbox/scenario', async (req, res) => {
     const body = parse.scenario(req.body);
-    if ((body.name === undefined) === (body.scenario === undefined)) throw new ControlError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
+    if ((body.name === undefined) === (body.scenario === undefined)) throw new RequestError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
     try {
       if (body.name !== undefined) {
         const file = ['json', 'yaml', 'yml'].map((ext) => resolve(PACKAGE_ROOT, 'scenarios', `${body.name}.${ext}`)).find((f) => existsSync(f));
-        if (!file) throw new ControlError(404, `No scenario named ${body.name} in scenarios/.`);
+        if (!file) throw new RequestError(404, `No scenario named ${body.name} in scenarios/.`);
         sb.setScenario(await loadScenario(file));
       } else {
         sb.setScenario(scenarioFromValue(body.scenario, 'inline'));
       }
     } catch (err) {
-      if (err instanceof ScenarioError) throw new ControlError(400, err.message);
+      if (err instanceof ScenarioError) throw new RequestError(400, err.message);
       throw err;
     }
     res.json({ name: sb.scenario().name, source: sb.scenario().source });
@@ -330,14 +307,14 @@ export function controlRouter(sb: Sandbox): Router {
 
   router.post('/__sandbox/snapshots/:name/restore', async (req, res) => {
     const snap = snapshots.get(String(req.params.name));
-    if (!snap) throw new ControlError(404, `No snapshot named ${req.params.name}.`);
+    if (!snap) throw new RequestError(404, `No snapshot named ${req.params.name}.`);
     sb.setScenario(snap.scenario);
     sb.replaceState(structuredClone(snap.state), snap.clock);
     await sb.repo.persist();
     res.json({ name: req.params.name, clock: clockView(sb) });
   });
 
-  router.use('/__sandbox', (req, _res, next) => next(new ControlError(404, `No control route ${req.method} ${req.originalUrl.split("?")[0]}.`)));
+  router.use('/__sandbox', (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split("?")[0]}.`)));
   router.use('/__sandbox', controlErrorHandler);
   return router;
 }

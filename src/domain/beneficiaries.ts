@@ -57,8 +57,8 @@ export function activateBeneficiary(ctx: DomainContext, beneficiary: Beneficiary
 
 /** The scheduler's handler for a beneficiary activation. */
 export function runBeneficiaryActivation(ctx: DomainContext, item: DueItem): void {
-  const id = String(item.payload.bene_id);
-  if (ctx.repo.beneficiaryExists(id)) activateBeneficiary(ctx, ctx.repo.state.beneficiaries[id]);
+  const b = ctx.repo.anyBeneficiary(String(item.payload.bene_id));
+  if (b) activateBeneficiary(ctx, b);
 }
 
 /** Get beneficiary: by id, or by name (case-insensitive) and account number; own records only. */

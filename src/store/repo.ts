@@ -151,6 +151,17 @@ export class Repo {
     return own(this.state.accounts, accountNo);
   }
 
+  anyBeneficiary(beneId: string): Beneficiary | undefined {
+    return own(this.state.beneficiaries, beneId);
+  }
+
+  /** A merchant's accounts, ACTIVE ones first (for the banner and startSandbox; not a request path). */
+  accountsOf(merchantId: string): Account[] {
+    return Object.values(this.state.accounts)
+      .filter((a) => a.merchant_id === merchantId)
+      .sort((a, b) => Number(b.status === 'ACTIVE') - Number(a.status === 'ACTIVE'));
+  }
+
   anyCheckoutTransaction(paymentId: string): CheckoutTransaction | undefined {
     return own(this.state.checkout_transactions, paymentId);
   }

@@ -50,9 +50,8 @@ export interface WebhookDelivery {
   duplicate_of: string | null;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
-  /** The due item of the next attempt, if one is scheduled. */
+  /** The due item of the next attempt, if one is scheduled (its `due` is when). */
   next_attempt: string | null;
-  next_attempt_at: number | null;
   created_at: number;
 }
 

@@ -35,6 +35,8 @@ export class WebhookOutbox {
   private readonly inFlight = new Set<AbortController>();
   /** Bumped when the state is replaced: an attempt started before then records nothing. */
   private generation = 0;
+  /** Set by close(): attempts cut off by it are made again at the next start. */
+  private closing = false;
   private readonly byRef = new Map<string, string[]>();
 
   constructor(private readonly ctx: OutboxContext) {
@@ -89,7 +91,6 @@ export class WebhookOutbox {
         state: chaos.reorder ? 'held' : 'pending',
         attempts: [],
         next_attempt: null,
-        next_attempt_at: null,
         created_at: now,
       };
       this.deliveries[d.delivery_id] = d;
@@ -115,7 +116,6 @@ export class WebhookOutbox {
     this.ctx.scheduler.cancel(d.next_attempt);
     const item = this.ctx.scheduler.schedule('webhook_attempt', at, { delivery_id: d.delivery_id });
     d.next_attempt = item.id;
-    d.next_attempt_at = at;
   }
 
   /** The scheduler's handler: one attempt, recorded and written when it ends. */
@@ -124,7 +124,6 @@ export class WebhookOutbox {
     const d = own(this.deliveries, id);
     if (!d || d.next_attempt !== item.id) return;
     d.next_attempt = null;
-    d.next_attempt_at = null;
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
     const at = this.ctx.clock.now();
@@ -174,8 +173,6 @@ export class WebhookOutbox {
     await this.ctx.persist();
   }
 
-  private closing = false;
-
   /** Stops in-flight attempts (they are attempted again at the next start). */
   close(): void {
     this.closing = true;
@@ -209,6 +206,11 @@ export class WebhookOutbox {
       .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
       .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))
       .slice(0, filter.limit ?? 100);
+  }
+
+  /** When the next attempt is due (from its scheduled item), or null when none is scheduled. */
+  nextAttemptAt(d: WebhookDelivery): number | null {
+    return d.next_attempt === null ? null : (own(this.ctx.repo.state.scheduler.items, d.next_attempt)?.due ?? null);
   }
 
   get(id: string): WebhookDelivery | undefined {
