@@ -14,7 +14,7 @@ import { Journal } from './control/journal.js';
 import { resolveConfig, type SandboxOptions } from './config.js';
 import { schemaErrors } from './contract/validate.js';
 import { controlRouter } from './control/router.js';
-import { BusinessError, CheckoutError, RequestError } from './errors.js';
+import { BusinessError, CheckoutError, RequestError, transportMessage } from './errors.js';
 import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import { runBeneficiaryActivation } from './domain/beneficiaries.js';
 import { runCheckoutStep } from './domain/checkout.js';
@@ -171,6 +171,6 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
       return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
     }
     sb.logger.error({ err, reqId: req.id }, 'internal error');
-    sendError(res, new RequestError(500, 'Something went wrong on our side. Please try again.'));
+    sendError(res, new RequestError(500, transportMessage(500)));
   };
 }

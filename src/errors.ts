@@ -65,6 +65,16 @@ export class CheckoutError extends Error {
   }
 }
 
+/** What a transport-level failure says, by HTTP status (internal errors and scripted faults alike). */
+const TRANSPORT_MESSAGES: Record<number, string> = {
+  500: 'Something went wrong on our side. Please try again.',
+  503: 'Service temporarily unavailable. Please try again later.',
+};
+
+export function transportMessage(httpCode: number): string {
+  return TRANSPORT_MESSAGES[httpCode] ?? TRANSPORT_MESSAGES[500];
+}
+
 export const MESSAGES = {
   invalidCredentials: 'Credentials are not valid',
   tooManyAttempts: 'Too many attempts',

@@ -3,7 +3,7 @@ import type { RateLimitRule } from '../api/ratelimit.js';
 import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
 import { schemaErrors } from '../contract/validate.js';
 import { parseDuration } from '../duration.js';
-import { DEFAULT_ERROR_MESSAGES, type ErrorCode } from '../errors.js';
+import { DEFAULT_ERROR_MESSAGES, transportMessage, type ErrorCode } from '../errors.js';
 import { readDocument } from '../input-file.js';
 import { toPaise, type Paise } from '../money.js';
 import type { CheckoutStatus, PaymentMethod, PayoutStatus } from '../store/state.js';
@@ -96,11 +96,6 @@ export interface Scenario {
 
 export class ScenarioError extends Error {}
 
-const FAULT_DEFAULTS = {
-  error: { httpCode: 500, message: 'Something went wrong on our side. Please try again.' },
-  delay: { httpCode: 200, message: '' },
-  drop: { httpCode: 0, message: '' },
-} as const;
 
 const dur = (text: string): number => parseDuration(text) ?? 0;
 
@@ -161,13 +156,14 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
     if (r.reject) {
       outcome = { kind: 'reject', code: r.reject.code, message: r.reject.message ?? DEFAULT_ERROR_MESSAGES[r.reject.code] };
     } else if (r.fault) {
-      const d = FAULT_DEFAULTS[r.fault.type];
+      // Only an error fault answers with a status of its own; a delay answers as usual, a drop not at all.
+      const httpCode = r.fault.type === 'error' ? (r.fault.http_code ?? 500) : r.fault.type === 'delay' ? 200 : 0;
       outcome = {
         kind: 'fault',
         fault: {
           type: r.fault.type,
-          httpCode: r.fault.http_code ?? d.httpCode,
-          message: r.fault.message ?? (r.fault.http_code === 503 ? 'Service temporarily unavailable. Please try again later.' : d.message),
+          httpCode,
+          message: r.fault.message ?? (r.fault.type === 'error' ? transportMessage(httpCode) : ''),
           delayMs: r.fault.delay ? dur(r.fault.delay) : 0,
           create: r.fault.create,
         },
