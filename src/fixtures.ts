@@ -1,10 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES, type VerificationType } from './contract/schemas.js';
+import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES } from './contract/schemas.js';
 import { schemaErrors } from './contract/validate.js';
-import { post } from './domain/ledger.js';
+import { merchantRecord, openAccount, type MerchantTerms } from './domain/merchants.js';
 import { readDocument } from './input-file.js';
 import { toPaise } from './money.js';
-import { emptyState, type Account, type Merchant, type State } from './store/state.js';
+import { emptyState, type State } from './store/state.js';
 
 const Rupees = (extra: Record<string, unknown> = {}) => Type.Number({ minimum: 0, 'x-decimals': 2, ...extra });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -68,7 +68,7 @@ const MerchantFixture = Type.Object(
       { additionalProperties: false },
     ),
     tax_rate_percent: Type.Number({ minimum: 0, maximum: 100 }),
-    /** Commission per verification type in rupees; a type left out costs DEFAULT_VERIFICATION_CHARGES. */
+    /** Commission per verification type in rupees; a type left out costs the default (domain/merchants.ts). */
     verification_charges: Type.Optional(
       Type.Object(Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, Type.Optional(Rupees())])), {
         additionalProperties: false,
@@ -122,21 +122,6 @@ export const FixturesSchema = Type.Object(
 );
 export type Fixtures = Static<typeof FixturesSchema>;
 
-export const DEFAULT_PER_TRANSACTION_LIMIT = 1000000;
-
-/** Commission per verification in rupees, where the fixtures say none. */
-export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, number> = {
-  BANK: 3,
-  PAN: 2,
-  DRIVING_LICENSE: 5,
-  VOTER_ID: 4,
-  PASSPORT: 5,
-  CIN: 5,
-  GSTIN: 5,
-  AADHAAR: 6,
-  IFSC: 1,
-};
-
 export class FixturesError extends Error {}
 
 /** Reads and validates a fixtures file; every problem names the file, the field and the rule. */
@@ -175,30 +160,11 @@ function crossRecordProblems(f: Fixtures): string[] {
 export function stateFromFixtures(f: Fixtures, now: number): State {
   const state = emptyState();
   for (const m of f.merchants) {
-    const merchant: Merchant = {
-      merchant_id: m.merchant_id,
-      name: m.name,
-      email: m.email,
-      api_key: m.api_key,
-      api_secret: m.api_secret,
-      access_token: m.access_token,
-      fees: { '1001': toPaise(m.fees['1001']), '1002': toPaise(m.fees['1002']), '1003': toPaise(m.fees['1003']) },
-      tax_rate_percent: m.tax_rate_percent,
-      per_transaction_limit: toPaise(m.per_transaction_limit ?? DEFAULT_PER_TRANSACTION_LIMIT),
-      webhook_url: m.webhook_url ?? null,
-      webhook_version: m.webhook_version ?? null,
-      verification_charges: Object.fromEntries(
-        VERIFICATION_TYPES.map((t) => [
-          t,
-          toPaise((m.verification_charges as Partial<Record<VerificationType, number>> | undefined)?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t]),
-        ]),
-      ) as Record<VerificationType, number>,
-    };
+    const identity = { merchant_id: m.merchant_id, name: m.name, email: m.email, api_key: m.api_key, api_secret: m.api_secret, access_token: m.access_token };
+    const merchant = merchantRecord(identity, { ...m, verification_charges: m.verification_charges as MerchantTerms['verification_charges'] });
     state.merchants[merchant.merchant_id] = merchant;
     for (const a of m.accounts) {
-      const account: Account = { account_no: a.account_no, merchant_id: m.merchant_id, status: a.status, balance: 0, ledger: [] };
-      post(account, now, null, [{ type: 'credit', amount: toPaise(a.balance), note: 'opening balance (fixtures)' }]);
-      state.accounts[a.account_no] = account;
+      state.accounts[a.account_no] = openAccount(a.account_no, m.merchant_id, a.status, a.balance, now, 'opening balance (fixtures)');
     }
     for (const b of m.beneficiaries ?? []) {
       state.beneficiaries[b.bene_id] = {

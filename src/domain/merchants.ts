@@ -1,20 +1,69 @@
+import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
 import { RequestError } from '../errors.js';
 import { toPaise } from '../money.js';
-import type { Account, AccountStatus, Merchant } from '../store/state.js';
+import type { Account, AccountStatus, Merchant, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
-import { DEFAULT_VERIFICATION_CHARGES } from '../fixtures.js';
-import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
 
-export interface NewMerchant {
-  name?: string;
-  email?: string;
-  balance?: number;
-  fees?: { '1001'?: number; '1002'?: number; '1003'?: number };
+/** Commission per verification in rupees, where nothing else is said. */
+export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, number> = {
+  BANK: 3,
+  PAN: 2,
+  DRIVING_LICENSE: 5,
+  VOTER_ID: 4,
+  PASSPORT: 5,
+  CIN: 5,
+  GSTIN: 5,
+  AADHAAR: 6,
+  IFSC: 1,
+};
+
+/** A merchant's commercial terms where nothing else is said (rupees). */
+export const DEFAULT_TERMS = {
+  fees: { '1001': 5, '1002': 2.5, '1003': 25 } as Record<PaymentMethod, number>,
+  tax_rate_percent: 18,
+  per_transaction_limit: 1000000,
+};
+
+/** A merchant's terms in rupees, as fixtures and the control API give them; missing ones take the defaults. */
+export interface MerchantTerms {
+  fees?: Partial<Record<PaymentMethod, number>>;
   tax_rate_percent?: number;
   per_transaction_limit?: number;
   webhook_url?: string | null;
   webhook_version?: 'v1' | 'v2' | null;
+  verification_charges?: Partial<Record<VerificationType, number>>;
+}
+
+type Identity = Pick<Merchant, 'merchant_id' | 'name' | 'email' | 'api_key' | 'api_secret' | 'access_token'>;
+
+/** The stored merchant: identity, and terms converted to paise with the defaults filled in. */
+export function merchantRecord(identity: Identity, terms: MerchantTerms): Merchant {
+  const fee = (m: PaymentMethod) => toPaise(terms.fees?.[m] ?? DEFAULT_TERMS.fees[m]);
+  return {
+    ...identity,
+    fees: { '1001': fee('1001'), '1002': fee('1002'), '1003': fee('1003') },
+    tax_rate_percent: terms.tax_rate_percent ?? DEFAULT_TERMS.tax_rate_percent,
+    per_transaction_limit: toPaise(terms.per_transaction_limit ?? DEFAULT_TERMS.per_transaction_limit),
+    webhook_url: terms.webhook_url ?? null,
+    webhook_version: terms.webhook_version ?? null,
+    verification_charges: Object.fromEntries(
+      VERIFICATION_TYPES.map((t) => [t, toPaise(terms.verification_charges?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t])]),
+    ) as Record<VerificationType, number>,
+  };
+}
+
+/** A new account whose opening balance (rupees) is its first ledger entry. */
+export function openAccount(accountNo: string, merchantId: string, status: AccountStatus, balance: number, at: number, note: string): Account {
+  const account: Account = { account_no: accountNo, merchant_id: merchantId, status, balance: 0, ledger: [] };
+  post(account, at, null, [{ type: 'credit', amount: toPaise(balance), note }]);
+  return account;
+}
+
+export interface NewMerchant extends Omit<MerchantTerms, 'verification_charges'> {
+  name?: string;
+  email?: string;
+  balance?: number;
 }
 
 /** A new isolated merchant with fresh credentials and one funded ACTIVE VAN (control API). */
@@ -23,29 +72,19 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
   const merchantId = random.unique(() => `SBX${random.alphanumeric(10)}`, (id) => repo.merchant(id) !== undefined);
   const email = input.email ?? `merchant-${merchantId.toLowerCase()}@payout-sandbox.test`;
   if (repo.merchantByEmailAddress(email)) throw new RequestError(409, `A merchant with the email ${email} exists already.`);
-  const merchant: Merchant = {
-    merchant_id: merchantId,
-    name: input.name ?? `Test Merchant ${merchantId}`,
-    email,
-    api_key: `sbx_key_${random.alphanumeric(24).toLowerCase()}`,
-    api_secret: `sbx_secret_${random.alphanumeric(32).toLowerCase()}`,
-    access_token: `sbx_token_${random.alphanumeric(24).toLowerCase()}`,
-    fees: {
-      '1001': toPaise(input.fees?.['1001'] ?? 5),
-      '1002': toPaise(input.fees?.['1002'] ?? 2.5),
-      '1003': toPaise(input.fees?.['1003'] ?? 25),
+  const merchant = merchantRecord(
+    {
+      merchant_id: merchantId,
+      name: input.name ?? `Test Merchant ${merchantId}`,
+      email,
+      api_key: `sbx_key_${random.alphanumeric(24).toLowerCase()}`,
+      api_secret: `sbx_secret_${random.alphanumeric(32).toLowerCase()}`,
+      access_token: `sbx_token_${random.alphanumeric(24).toLowerCase()}`,
     },
-    tax_rate_percent: input.tax_rate_percent ?? 18,
-    per_transaction_limit: toPaise(input.per_transaction_limit ?? 1000000),
-    webhook_url: input.webhook_url ?? null,
-    webhook_version: input.webhook_version ?? null,
-    verification_charges: Object.fromEntries(
-      VERIFICATION_TYPES.map((t) => [t, toPaise(DEFAULT_VERIFICATION_CHARGES[t])]),
-    ) as Record<VerificationType, number>,
-  };
+    input,
+  );
   const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
-  const account: Account = { account_no: accountNo, merchant_id: merchantId, status: 'ACTIVE', balance: 0, ledger: [] };
-  post(account, clock.now(), null, [{ type: 'credit', amount: toPaise(input.balance ?? 1000000), note: 'opening balance (control API)' }]);
+  const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? 1000000, clock.now(), 'opening balance (control API)');
   repo.insertMerchant(merchant);
   repo.insertAccount(account);
   return { merchant, account };
