@@ -12,10 +12,9 @@ import { notFound } from './api/routing.js';
 import { Clock, DEFAULT_MANUAL_START } from './clock.js';
 import { Journal } from './control/journal.js';
 import { resolveConfig, type SandboxOptions } from './config.js';
-import { schemaErrors } from './contract/validate.js';
 import { controlRouter } from './control/router.js';
 import { BusinessError, CheckoutError, RequestError, transportMessage } from './errors.js';
-import { FixturesError, FixturesSchema, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
+import { fixturesFromValue, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import { runBeneficiaryActivation } from './domain/beneficiaries.js';
 import { runCheckoutStep } from './domain/checkout.js';
 import { PayoutEvents, type DomainContext } from './domain/context.js';
@@ -33,11 +32,8 @@ export type SandboxApp = Express & { sandbox: Sandbox };
 
 const BODY_LIMIT = '100kb';
 
-async function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
-  if (typeof source === 'string') return loadFixtures(source);
-  const problems = schemaErrors(FixturesSchema, source);
-  if (problems) throw new FixturesError(problems.map((p) => `fixtures: ${p}`).join('\n'));
-  return source;
+function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
+  return typeof source === 'string' ? loadFixtures(source) : Promise.resolve(fixturesFromValue(source, 'fixtures'));
 }
 
 function scenarioOf(source: string | ScenarioFile): Promise<Scenario> {

@@ -126,9 +126,13 @@ export class FixturesError extends Error {}
 
 /** Reads and validates a fixtures file; every problem names the file, the field and the rule. */
 export async function loadFixtures(file: string): Promise<Fixtures> {
-  const value = await readDocument(file, 'fixtures', (m) => new FixturesError(m), { yaml: false });
+  return fixturesFromValue(await readDocument(file, 'fixtures', (m) => new FixturesError(m), { yaml: false }), file);
+}
+
+/** Checks fixtures (from a file, or given in-process): the schema, then what it cannot say. */
+export function fixturesFromValue(value: unknown, source: string): Fixtures {
   const problems = schemaErrors(FixturesSchema, value) ?? crossRecordProblems(value as Fixtures);
-  if (problems.length > 0) throw new FixturesError(problems.map((p) => `${file}: ${p}`).join('\n'));
+  if (problems.length > 0) throw new FixturesError(problems.map((p) => `${source}: ${p}`).join('\n'));
   return value as Fixtures;
 }
 

@@ -116,3 +116,9 @@ test('a data file that is not JSON is refused without being overwritten', async 
   await expect(testApp({ data: file })).rejects.toThrow(/db\.json: the data file is not valid JSON/);
   expect(readFileSync(file, 'utf8')).toBe('{ not json');
 });
+
+test('fixtures given in-process get the same checks as a file, duplicates included', async () => {
+  const fx = defaultFixtures();
+  fx.merchants[1].accounts[0].account_no = fx.merchants[0].accounts[0].account_no;
+  await expect(testApp({ fixtures: fx })).rejects.toThrow('fixtures: /merchants/1/accounts/0/account_no: must be unique');
+});
