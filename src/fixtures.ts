@@ -5,9 +5,8 @@ import { merchantRecord, openAccount, type MerchantTerms } from './domain/mercha
 import { readDocument } from './input-file.js';
 import { toPaise } from './money.js';
 import { emptyState, type State } from './store/state.js';
+import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, Nullable, Rupees, StringEnum, WEBHOOK_VERSIONS } from './contract/kit.js';
 
-const Rupees = (extra: Record<string, unknown> = {}) => Type.Number({ minimum: 0, 'x-decimals': 2, ...extra });
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 const AddressFixture = Type.Object(
   {
@@ -23,10 +22,7 @@ const AddressFixture = Type.Object(
 const CheckoutFixture = Type.Object(
   {
     payment_id: Type.String({ pattern: '^[A-Za-z0-9_-]{6,40}$' }),
-    status: Type.Unsafe<'Initialized' | 'Success' | 'Failed' | 'Dropped'>({
-      type: 'string',
-      enum: ['Initialized', 'Success', 'Failed', 'Dropped'],
-    }),
+    status: StringEnum(CHECKOUT_STATUSES),
     payment_mode: Type.String(),
     rrn: Type.String(),
     order: Type.Object(
@@ -77,13 +73,13 @@ const MerchantFixture = Type.Object(
     per_transaction_limit: Type.Optional(Rupees({ exclusiveMinimum: 0 })),
     webhook_url: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
     webhook_version: Type.Optional(
-      Type.Union([Type.Unsafe<'v1' | 'v2'>({ type: 'string', enum: ['v1', 'v2'] }), Type.Null()]),
+      Nullable(StringEnum(WEBHOOK_VERSIONS)),
     ),
     accounts: Type.Array(
       Type.Object(
         {
           account_no: Type.String({ minLength: 20, maxLength: 20, pattern: '^[A-Z0-9]{20}$' }),
-          status: Type.Unsafe<'ACTIVE' | 'INACTIVE'>({ type: 'string', enum: ['ACTIVE', 'INACTIVE'] }),
+          status: StringEnum(ACCOUNT_STATUSES),
           balance: Rupees(),
         },
         { additionalProperties: false },
@@ -101,7 +97,7 @@ const MerchantFixture = Type.Object(
             bank_name: Type.String(),
             account_number: Type.String({ pattern: '^[0-9]{9,18}$' }),
             ifsc_code: Type.String({ pattern: '^[A-Z]{4}0[A-Z0-9]{6}$' }),
-            status: Type.Unsafe<'Pending' | 'Active'>({ type: 'string', enum: ['Pending', 'Active'] }),
+            status: StringEnum(BENEFICIARY_STATUSES),
           },
           { additionalProperties: false },
         ),

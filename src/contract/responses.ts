@@ -1,26 +1,25 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.js';
 import { PAYMENT_METHOD_VALUES, PURPOSE_VALUES, VERIFICATION_TYPES } from './schemas.js';
+import { BENEFICIARY_STATUSES, CHECKOUT_STATUSES, Nullable, PAYOUT_STATUSES, StringEnum } from './kit.js';
 
 /**
  * The response shapes of the reference, as schemas: the presenters in records.ts are typed by
  * them, and the OpenAPI document serves them.
  */
 
-const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
-const Nullable = (t: TSchema) => Type.Union([t, Type.Null()]);
 
 export const PayoutRecord = Type.Object(
   {
     ref_id: Type.Integer({ description: '10 digits; a number here, a string in the initialize result' }),
     client_ref_id: Type.String(),
-    purpose: Enum(PURPOSE_VALUES),
+    purpose: StringEnum(PURPOSE_VALUES),
     amount: Type.Number({ description: 'rupees' }),
     fees: Type.Number(),
     tax: Type.Number(),
     type: Type.Literal('Debit'),
-    status: Enum(['NEW', 'Pending', 'Success', 'Failed', 'Unknown'] as const),
-    payment_method: Enum(PAYMENT_METHOD_VALUES),
+    status: StringEnum(PAYOUT_STATUSES),
+    payment_method: StringEnum(PAYMENT_METHOD_VALUES),
     bank_ref_number: Type.String({ description: '12-digit UTR once the bank answered; empty before' }),
     bank_res_msg: Type.String(),
     beneficiary: Type.Object({ id: Type.String(), name: Type.String(), email_id: Type.String(), mobile_no: Type.String() }),
@@ -32,7 +31,7 @@ export const PayoutRecord = Type.Object(
 export type PayoutRecord = Static<typeof PayoutRecord>;
 
 export const InitializeResult = Type.Object(
-  { ref_id: Type.String({ pattern: '^[1-9][0-9]{9}$' }), client_ref_id: Type.String(), status: Enum(['NEW', 'Pending'] as const) },
+  { ref_id: Type.String({ pattern: '^[1-9][0-9]{9}$' }), client_ref_id: Type.String(), status: StringEnum(['NEW', 'Pending'] as const) },
   { additionalProperties: false },
 );
 export type InitializeResult = Static<typeof InitializeResult>;
@@ -48,7 +47,7 @@ export const BeneficiaryRecord = Type.Object(
     bank_account_number: Type.String(),
     ifsc_code: Type.String(),
     vpa_address: Nullable(Type.String()),
-    status: Enum(['Pending', 'Active'] as const),
+    status: StringEnum(BENEFICIARY_STATUSES),
     timestamp: Type.String({ description: 'DD/MM/YYYY hh:mm:ss AM, India time' }),
   },
   { additionalProperties: false },
@@ -58,11 +57,11 @@ export type BeneficiaryRecord = Static<typeof BeneficiaryRecord>;
 export const VerificationRecord = Type.Object(
   {
     verification_id: Type.String({ pattern: '^VRF[A-Z0-9]{17}$' }),
-    source_type: Enum(VERIFICATION_TYPES),
+    source_type: StringEnum(VERIFICATION_TYPES),
     doc_number: Type.String(),
     commission: Type.Number(),
     tax: Type.Number(),
-    verification_status: Enum(['Success', 'Pending'] as const),
+    verification_status: StringEnum(['Success', 'Pending'] as const),
     verify_response: Type.Object({ valid: Type.Boolean(), message: Type.String() }, { additionalProperties: true }),
   },
   { additionalProperties: false },
@@ -82,7 +81,7 @@ export const CheckoutTransactionRecord = Type.Object(
     payment_id: Type.String(),
     merchant_email: Type.String(),
     merchant_id: Type.String(),
-    status: Enum(['Initialized', 'Success', 'Failed', 'Dropped'] as const),
+    status: StringEnum(CHECKOUT_STATUSES),
     status_flag: Type.Union([Type.Literal(0), Type.Literal(1)], { description: '1 exactly when status is Success' }),
     payment_mode: Type.String(),
     rrn: Type.String(),
@@ -122,7 +121,7 @@ export const EnvelopeB = Type.Object(
   {
     status: Type.Literal(false),
     message: Type.String(),
-    error: Type.Object({ code: Enum(ERROR_CODES), message: Type.String() }),
+    error: Type.Object({ code: StringEnum(ERROR_CODES), message: Type.String() }),
   },
   { additionalProperties: false },
 );

@@ -1,4 +1,5 @@
-import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { StringEnum } from './kit.js';
 
 /**
  * One schema per request of the reference. Each is the validator (ajv), the TypeScript type
@@ -7,10 +8,6 @@ import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox
  * - `x-message`: the Laravel-style message when a `pattern` fails (after "The <field> field ");
  * - `x-required-when`: on a conditional `then`, the clause of "is required when …".
  */
-
-function StringEnum<T extends string>(values: readonly T[], options: Record<string, unknown> = {}): TUnsafe<T> {
-  return Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
-}
 
 const Digits = (n: number, extra: Record<string, unknown> = {}) =>
   Type.String({ pattern: `^[0-9]{${n}}$`, 'x-message': `must be ${n} digits.`, ...extra });

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { DURATION_PATTERN } from '../duration.js';
+import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, Nullable, PAYOUT_STATUSES, Rupees, StringEnum, WEBHOOK_VERSIONS } from '../contract/kit.js';
 
 /** Request bodies of the control API (plain JSON, `{ error }` on failure). */
 
@@ -25,9 +26,6 @@ export const CreateCheckoutBody = Type.Object({
 });
 export type CreateCheckoutBody = Static<typeof CreateCheckoutBody>;
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
-const Version = () => Type.Unsafe<'v1' | 'v2'>({ type: 'string', enum: ['v1', 'v2'] });
-const Rupees = () => Type.Number({ minimum: 0, 'x-decimals': 2 });
 
 export const CreateMerchantBody = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -37,13 +35,13 @@ export const CreateMerchantBody = Type.Object({
   tax_rate_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   per_transaction_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 })),
   webhook_url: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
-  webhook_version: Type.Optional(Type.Union([Version(), Type.Null()])),
+  webhook_version: Type.Optional(Type.Union([StringEnum(WEBHOOK_VERSIONS), Type.Null()])),
 });
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
 
 export const PatchMerchantBody = Type.Object({
   webhook_url: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
-  webhook_version: Type.Optional(Type.Union([Version(), Type.Null()])),
+  webhook_version: Type.Optional(Type.Union([StringEnum(WEBHOOK_VERSIONS), Type.Null()])),
   per_transaction_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 })),
 });
 export type PatchMerchantBody = Static<typeof PatchMerchantBody>;
@@ -51,26 +49,20 @@ export type PatchMerchantBody = Static<typeof PatchMerchantBody>;
 export const CreditBody = Type.Object({ amount: Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 }) });
 
 export const AccountStatusBody = Type.Object({
-  status: Type.Unsafe<'ACTIVE' | 'INACTIVE'>({ type: 'string', enum: ['ACTIVE', 'INACTIVE'] }),
+  status: StringEnum(ACCOUNT_STATUSES),
 });
 
 export const PayoutStatusBody = Type.Object({
-  status: Type.Unsafe<'NEW' | 'Pending' | 'Success' | 'Failed' | 'Unknown'>({
-    type: 'string',
-    enum: ['NEW', 'Pending', 'Success', 'Failed', 'Unknown'],
-  }),
+  status: StringEnum(PAYOUT_STATUSES),
   bank_res_msg: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
 export const BeneficiaryStatusBody = Type.Object({
-  status: Type.Unsafe<'Active'>({ type: 'string', enum: ['Active'] }),
+  status: StringEnum(['Active'] as const),
 });
 
 export const CheckoutStatusBody = Type.Object({
-  status: Type.Unsafe<'Initialized' | 'Success' | 'Failed' | 'Dropped'>({
-    type: 'string',
-    enum: ['Initialized', 'Success', 'Failed', 'Dropped'],
-  }),
+  status: StringEnum(CHECKOUT_STATUSES),
 });
 
 export const ScenarioBody = Type.Object({

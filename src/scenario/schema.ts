@@ -2,14 +2,12 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES } from '../contract/schemas.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
+import { CHECKOUT_STATUSES, PAYOUT_STATUSES, StringEnum } from '../contract/kit.js';
 
 const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
-const Enum = <T extends string>(values: readonly T[]) => Type.Unsafe<T>({ type: 'string', enum: [...values] });
 const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
   Type.Object(props, { additionalProperties: false, ...extra });
 
-export const PAYOUT_STATUSES = ['NEW', 'Pending', 'Success', 'Failed', 'Unknown'] as const;
-export const CHECKOUT_STATUSES = ['Initialized', 'Success', 'Failed', 'Dropped'] as const;
 
 const AmountMatch = Type.Union([
   Type.Number({ minimum: 0 }),
@@ -18,7 +16,7 @@ const AmountMatch = Type.Union([
 
 export const PayoutMatch = Strict({
   amount: Type.Optional(AmountMatch),
-  payment_method: Type.Optional(Type.Union([Enum(PAYMENT_METHOD_VALUES), Type.Array(Enum(PAYMENT_METHOD_VALUES), { minItems: 1 })])),
+  payment_method: Type.Optional(Type.Union([StringEnum(PAYMENT_METHOD_VALUES), Type.Array(StringEnum(PAYMENT_METHOD_VALUES), { minItems: 1 })])),
   account_number: Type.Optional(Type.String({ minLength: 1 })),
   ifsc_code: Type.Optional(Type.String({ minLength: 1 })),
   beneficiary_name: Type.Optional(Type.String({ minLength: 1 })),
@@ -29,13 +27,13 @@ export const PayoutMatch = Strict({
 
 export const PayoutStep = Strict({
   after: Duration(),
-  status: Enum(PAYOUT_STATUSES),
+  status: StringEnum(PAYOUT_STATUSES),
   bank_res_msg: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
 export const Fault = Strict({
   /** error: answer envelope A with http_code; delay: hold the answer; drop: close the connection. */
-  type: Enum(['error', 'delay', 'drop'] as const),
+  type: StringEnum(['error', 'delay', 'drop'] as const),
   http_code: Type.Optional(Type.Integer({ minimum: 400, maximum: 599 })),
   message: Type.Optional(Type.String()),
   delay: Type.Optional(Duration()),
@@ -59,22 +57,22 @@ export const PayoutRule = Strict({
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
   match: PayoutMatch,
-  reject: Type.Optional(Strict({ code: Enum(ERROR_CODES), message: Type.Optional(Type.String({ minLength: 1 })) })),
-  initial_status: Type.Optional(Enum(['NEW', 'Pending'] as const)),
+  reject: Type.Optional(Strict({ code: StringEnum(ERROR_CODES), message: Type.Optional(Type.String({ minLength: 1 })) })),
+  initial_status: Type.Optional(StringEnum(['NEW', 'Pending'] as const)),
   timeline: Type.Optional(Type.Array(PayoutStep)),
   fault: Type.Optional(Fault),
   /** Webhook chaos for the payouts this rule decides (over the scenario's own). */
   webhooks: Type.Optional(WebhookChaos),
 });
 
-const CheckoutStep = Strict({ after: Duration(), status: Enum(CHECKOUT_STATUSES) });
+const CheckoutStep = Strict({ after: Duration(), status: StringEnum(CHECKOUT_STATUSES) });
 
 export const ScenarioSchema = Strict({
   $schema: Type.Optional(Type.String()),
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
   payouts: Strict({
-    initial_status: Type.Optional(Enum(['NEW', 'Pending'] as const)),
+    initial_status: Type.Optional(StringEnum(['NEW', 'Pending'] as const)),
     default_timeline: Type.Array(PayoutStep),
     rules: Type.Optional(Type.Array(PayoutRule)),
   }),
