@@ -16,7 +16,7 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * schedule further items, which run in the same pass when they fall due inside it.
  */
 export class Scheduler {
-  private readonly heap = new TinyQueue<DueItem>([], (a, b) => a.due - b.due || a.seq - b.seq);
+  private heap = Scheduler.heapOf([]);
   private readonly handlers = new Map<DueKind, Handler>();
   private readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
   private timer: NodeJS.Timeout | null = null;
@@ -31,15 +31,17 @@ export class Scheduler {
     private readonly logger: Logger,
   ) {}
 
+  private static heapOf(items: DueItem[]): TinyQueue<DueItem> {
+    return new TinyQueue<DueItem>(items, (a, b) => a.due - b.due || a.seq - b.seq);
+  }
+
   on(kind: DueKind, handler: Handler): void {
     this.handlers.set(kind, handler);
   }
 
   /** Rebuilds the heap from the stored items (at start, and after the state was replaced). */
   reload(): void {
-    this.heap.data.length = 0;
-    this.heap.length = 0;
-    for (const item of Object.values(this.getState().scheduler.items)) this.heap.push(item);
+    this.heap = Scheduler.heapOf(Object.values(this.getState().scheduler.items));
     this.arm();
   }
 
