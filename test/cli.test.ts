@@ -1,17 +1,9 @@
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO, defaultFixtures, demoHeaders, payoutBody } from './helpers.js';
+import { DEMO, defaultFixtures, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 import { killAll, runCli, startCli } from './cli-helpers.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-cli-'));
-});
-afterEach(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir(killAll);
 
 async function call(url: string, method: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {
@@ -23,7 +15,7 @@ async function call(url: string, method: string, path: string, body?: unknown) {
 }
 
 test('start on port 0, pay out, SIGTERM exits 0, a restart on the same file finds the payout and the balance', async () => {
-  const data = join(dir, 'db.json');
+  const data = join(dir(), 'db.json');
   const first = await startCli(['--port', '0', '--data', data, '--log-level', 'silent']);
   expect(first.output()).toContain(`x-api-key:        ${DEMO.key}`);
   expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -79,9 +71,9 @@ test('one JSON log line per request, with the id returned as X-Request-Id', asyn
 test('an invalid fixtures file exits 2 naming the file and field, and writes nothing', async () => {
   const fx = defaultFixtures();
   (fx.merchants[0] as Record<string, unknown>).email = 'not-an-email';
-  const file = join(dir, 'bad-fixtures.json');
+  const file = join(dir(), 'bad-fixtures.json');
   writeFileSync(file, JSON.stringify(fx));
-  const data = join(dir, 'db.json');
+  const data = join(dir(), 'db.json');
   const r = await runCli(['--port', '0', '--data', data, '--fixtures', file]);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('bad-fixtures.json');
@@ -93,7 +85,7 @@ test('an invalid fixtures file exits 2 naming the file and field, and writes not
 test('duplicate account numbers in fixtures are refused with both places named', async () => {
   const fx = defaultFixtures();
   fx.merchants[1].accounts[0].account_no = fx.merchants[0].accounts[0].account_no;
-  const file = join(dir, 'dupe.json');
+  const file = join(dir(), 'dupe.json');
   writeFileSync(file, JSON.stringify(fx));
   const r = await runCli(['--port', '0', '--data', 'memory', '--fixtures', file]);
   expect(r.code).toBe(2);
@@ -102,7 +94,7 @@ test('duplicate account numbers in fixtures are refused with both places named',
 });
 
 test('a missing fixtures file exits 2', async () => {
-  const r = await runCli(['--data', 'memory', '--fixtures', join(dir, 'nope.json')]);
+  const r = await runCli(['--data', 'memory', '--fixtures', join(dir(), 'nope.json')]);
   expect(r.code).toBe(2);
   expect(r.stderr).toMatch(/nope\.json: cannot read the fixtures file \(ENOENT\)/);
 });

@@ -71,7 +71,9 @@ export function advance(app: SandboxApp, ms: number): void {
   app.sandbox.clock.set(app.sandbox.clock.now() + ms);
 }
 
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Fixtures } from '../src/fixtures.js';
 
 /** The default fixtures as an object, to be changed by a test. */
@@ -94,4 +96,20 @@ export async function record(app: SandboxApp, refId: string) {
 
 export async function balanceOf(app: SandboxApp, accountNo: string = DEMO.van1): Promise<number> {
   return (await balance(app, accountNo)).body.data.current_balance;
+}
+
+/**
+ * A fresh temporary directory for each test of the file, removed after it (after `cleanup`,
+ * which runs first: e.g. killing a CLI process that still has files open there).
+ */
+export function useTempDir(cleanup?: () => void): () => string {
+  let dir = '';
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-test-'));
+  });
+  afterEach(() => {
+    cleanup?.();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir;
 }

@@ -1,17 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
 import { ledgerSum } from '../src/domain/ledger.js';
-import { DEMO, balance, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp } from './helpers.js';
+import { DEMO, balance, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp, useTempDir } from './helpers.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-'));
-});
-afterEach(() => rmSync(dir, { recursive: true, force: true }));
+const dir = useTempDir();
 
 function listen(app: SandboxApp): Promise<Server> {
   return new Promise((resolve) => {
@@ -22,7 +17,7 @@ function listen(app: SandboxApp): Promise<Server> {
 test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accepted, never below zero', async () => {
   const fx = defaultFixtures();
   fx.merchants[0].accounts[0].balance = 40 * 105.9; // 100 + 5 fee + 0.90 tax, 40 times
-  const app = await testApp({ fixtures: fx, data: join(dir, 'db.json') });
+  const app = await testApp({ fixtures: fx, data: join(dir(), 'db.json') });
   const server = await listen(app);
   try {
     const results = await Promise.all(
@@ -41,7 +36,7 @@ test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accept
     expect(ledgerSum(account)).toBe(account.balance);
 
     // Everything acknowledged is already on disk (group commit), before any flush at close.
-    const onDisk = JSON.parse(readFileSync(join(dir, 'db.json'), 'utf8'));
+    const onDisk = JSON.parse(readFileSync(join(dir(), 'db.json'), 'utf8'));
     expect(Object.keys(onDisk.payouts).sort()).toEqual(accepted.map((r) => r.body.data.ref_id).sort());
     expect(onDisk.accounts[DEMO.van1].balance).toBe(0);
     await app.sandbox.close();
@@ -51,7 +46,7 @@ test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accept
 });
 
 test('a 200 is sent only after the change is written to the file', async () => {
-  const file = join(dir, 'db.json');
+  const file = join(dir(), 'db.json');
   const app = await testApp({ data: file });
   const res = await initialize(app, payoutBody());
   expect(res.status).toBe(200);
@@ -97,7 +92,7 @@ test('with a seed and the manual clock, two runs making the same calls get the s
 });
 
 test('an existing data file is used as it is; fixtures seed only a new store', async () => {
-  const file = join(dir, 'db.json');
+  const file = join(dir(), 'db.json');
   const first = await testApp({ data: file });
   const created = await initialize(first, payoutBody());
   await first.sandbox.close();
@@ -110,7 +105,7 @@ test('an existing data file is used as it is; fixtures seed only a new store', a
 });
 
 test('a data file that is not JSON is refused without being overwritten', async () => {
-  const file = join(dir, 'db.json');
+  const file = join(dir(), 'db.json');
   const { writeFileSync } = await import('node:fs');
   writeFileSync(file, '{ not json');
   await expect(testApp({ data: file })).rejects.toThrow(/db\.json: the data file is not valid JSON/);

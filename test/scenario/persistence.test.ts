@@ -1,23 +1,15 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { stringify } from 'yaml';
 import { loadScenario } from '../../src/scenario/scenario.js';
-import { advanceBy, balanceOf, initialize, payoutBody, record, testApp } from '../helpers.js';
+import { advanceBy, balanceOf, initialize, payoutBody, record, testApp, useTempDir } from '../helpers.js';
 import { killAll, runCli, startCli } from '../cli-helpers.js';
 
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-scn-'));
-});
-afterEach(() => {
-  killAll();
-  rmSync(dir, { recursive: true, force: true });
-});
+const dir = useTempDir(killAll);
 
 test('a restart in the middle of a timeline (file store) completes it at the original due time', async () => {
-  const data = join(dir, 'db.json');
+  const data = join(dir(), 'db.json');
   const first = await testApp({ data, rateLimits: false });
   const before = await balanceOf(first);
   const ref = (await initialize(first, payoutBody({ amount: 2002.04 }))).body.data.ref_id;
@@ -38,7 +30,7 @@ test('a restart in the middle of a timeline (file store) completes it at the ori
 });
 
 test('a transition already past when the sandbox starts happens at once', async () => {
-  const data = join(dir, 'db.json');
+  const data = join(dir(), 'db.json');
   const first = await testApp({ data, rateLimits: false });
   const ref = (await initialize(first, payoutBody({ amount: 2002.02 }))).body.data.ref_id;
   await first.sandbox.close();
@@ -65,7 +57,7 @@ test('--speed: the real clock sped up 1000 times settles a 5 s timeline in 5 ms 
 
 test('YAML and JSON scenario files load the same', async () => {
   const json = JSON.parse(readFileSync('scenarios/default.json', 'utf8'));
-  const yamlFile = join(dir, 'default.yaml');
+  const yamlFile = join(dir(), 'default.yaml');
   writeFileSync(yamlFile, stringify(json));
   const fromJson = await loadScenario('scenarios/default.json');
   const fromYaml = await loadScenario(yamlFile);
@@ -75,20 +67,20 @@ test('YAML and JSON scenario files load the same', async () => {
 test('an invalid scenario file exits 2 naming the file, the path and the rule', async () => {
   const bad = JSON.parse(readFileSync('scenarios/default.json', 'utf8'));
   bad.payouts.rules[8].timeline[0].after = 'five seconds';
-  const file = join(dir, 'bad.json');
+  const file = join(dir(), 'bad.json');
   writeFileSync(file, JSON.stringify(bad));
-  const r = await runCli(['--data', join(dir, 'db.json'), '--scenario', file]);
+  const r = await runCli(['--data', join(dir(), 'db.json'), '--scenario', file]);
   expect(r.code).toBe(2);
   expect(r.stderr).toContain('bad.json: /payouts/rules/8/timeline/0/after: must match pattern');
 });
 
 test('a rule with two outcomes, or YAML that does not parse, exits 2', async () => {
-  const two = join(dir, 'two.yaml');
+  const two = join(dir(), 'two.yaml');
   writeFileSync(two, stringify({ name: 'x', payouts: { default_timeline: [], rules: [{ name: 'a', match: {}, reject: { code: 'GENERIC_EXCEPTION' }, timeline: [] }] } }));
   const r1 = await runCli(['--data', 'memory', '--scenario', two]);
   expect(r1.code).toBe(2);
   expect(r1.stderr).toContain('two.yaml: /payouts/rules/0: must have exactly one of reject, timeline or fault');
-  const broken = join(dir, 'broken.yml');
+  const broken = join(dir(), 'broken.yml');
   writeFileSync(broken, 'name: [unclosed');
   const r2 = await runCli(['--data', 'memory', '--scenario', broken]);
   expect(r2.code).toBe(2);
