@@ -1,10 +1,9 @@
-import type { Server } from 'node:http';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
-import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, type SandboxOptions } from './config.js';
-import { FixturesError } from './fixtures.js';
-import { closeServers, listen, urlOf } from './listen.js';
+import { serve, type Serving } from './listen.js';
+import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, rangeProblem, type SandboxOptions } from './runtime/config.js';
+import { FixturesError } from './runtime/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError } from './store/store.js';
 import { VERSION } from './version.js';
@@ -12,12 +11,12 @@ import { VERSION } from './version.js';
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
 export const EXIT_USAGE = 2;
 
-function integer(name: string, min: number, max: number) {
+/** A whole-number option, checked against its range in RANGES (the one place ranges are written). */
+function integer(name: string, option: keyof typeof RANGES) {
   return (value: string): number => {
     const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
-    }
+    const problem = /^\d+$/.test(value.trim()) ? rangeProblem(option, n) : rangeProblem(option, NaN);
+    if (problem) throw new InvalidArgumentError(`${name} ${problem}.`);
     return n;
   };
 }
@@ -42,10 +41,10 @@ export function buildProgram(): Command {
   const program = new Command('payout-sandbox')
     .description('A local, stateful sandbox of the payout, beneficiary, verification and checkout-status API.')
     .version(VERSION, '-v, --version')
-    .addOption(env(new Option('--port <n>', 'port; 0 picks a free one').argParser(integer('port', 0, 65535)).default(DEFAULTS.port), 'PORT'))
+    .addOption(env(new Option('--port <n>', 'port; 0 picks a free one').argParser(integer('port', 'port')).default(DEFAULTS.port), 'PORT'))
     .addOption(env(new Option('--host <host>', 'listen address').default(DEFAULTS.host), 'HOST'))
     .addOption(
-      env(new Option('--checkout-port <n>', 'a second listener for the checkout API').argParser(integer('checkout port', 0, 65535)), 'CHECKOUT_PORT'),
+      env(new Option('--checkout-port <n>', 'a second listener for the checkout API').argParser(integer('checkout port', 'checkoutPort')), 'CHECKOUT_PORT'),
     )
     .addOption(env(new Option('--data <path|memory>', 'lowdb JSON file, or "memory"').default(DEFAULTS.data), 'DATA'))
     .addOption(env(new Option('--fixtures <file>', 'fixtures loaded into a new store').default(DEFAULT_FIXTURES, 'the shipped fixtures/default.json'), 'FIXTURES'))
@@ -54,10 +53,10 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--clock <mode>', 'real or manual').choices(['real', 'manual']).default(DEFAULTS.clock), 'CLOCK'))
     .addOption(env(new Option('--speed <x>', 'real clock sped up x times').argParser(positiveNumber).default(DEFAULTS.speed), 'SPEED'))
     .addOption(env(new Option('--clock-start <iso>', 'manual clock start (default 2026-01-01T09:00:00+05:30)').argParser(instant), 'CLOCK_START'))
-    .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 0, Number.MAX_SAFE_INTEGER)), 'SEED'))
+    .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 'seed')), 'SEED'))
     .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
-    .addOption(env(new Option('--journal-size <n>', 'requests the control API journal keeps').argParser(integer('journal size', 1, 100000)).default(DEFAULTS.journalSize), 'JOURNAL_SIZE'))
+    .addOption(env(new Option('--journal-size <n>', 'requests the control API journal keeps').argParser(integer('journal size', 'journalSize')).default(DEFAULTS.journalSize), 'JOURNAL_SIZE'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
@@ -132,8 +131,8 @@ function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
   return lines.join('\n') + '\n';
 }
 
-/** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
-export async function main(argv: string[]): Promise<void> {
+/** Parses the command line; help and version exit 0, a bad option exits 2. */
+function parseArgs(argv: string[]): SandboxOptions {
   const program = buildProgram();
   try {
     program.parse(argv);
@@ -144,11 +143,13 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
-  const options = optionsFromCli(program.opts<CliOptions>());
+  return optionsFromCli(program.opts<CliOptions>());
+}
 
-  let app: SandboxApp;
+/** Opens the sandbox; an invalid option or input file exits 2 with its message. */
+async function open(options: SandboxOptions): Promise<SandboxApp> {
   try {
-    app = await createApp(options);
+    return await createApp(options);
   } catch (err) {
     if (err instanceof ConfigError || err instanceof FixturesError || err instanceof ScenarioError || err instanceof StoreFileError) {
       process.stderr.write(`payout-sandbox: ${err.message}\n`);
@@ -156,18 +157,10 @@ export async function main(argv: string[]): Promise<void> {
     }
     throw err;
   }
+}
 
-  const servers: Server[] = [];
-  try {
-    servers.push(await listen(app, options.port ?? DEFAULTS.port, options.host ?? DEFAULTS.host));
-    if (options.checkoutPort !== null && options.checkoutPort !== undefined) {
-      servers.push(await listen(app, options.checkoutPort, options.host ?? DEFAULTS.host));
-    }
-  } catch (err) {
-    process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
-    await app.sandbox.close();
-    process.exit(1);
-  }
+/** SIGINT/SIGTERM: finish in-flight requests (10 s at most), write everything, exit 0. */
+function stopOnSignals(app: SandboxApp, serving: Serving): void {
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;
@@ -176,7 +169,7 @@ export async function main(argv: string[]): Promise<void> {
     // Responses held on the sandbox clock (a delay fault) are released so they can finish; then
     // no new connections, and requests in flight get 10 s.
     app.sandbox.scheduler.stop();
-    await closeServers(servers, 10_000);
+    await serving.close(10_000);
     await app.sandbox.close();
     process.exit(0);
   };
@@ -187,10 +180,22 @@ export async function main(argv: string[]): Promise<void> {
     });
   process.on('SIGINT', () => void onSignal('SIGINT'));
   process.on('SIGTERM', () => void onSignal('SIGTERM'));
+}
 
+/** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
+export async function main(argv: string[]): Promise<void> {
+  const options = parseArgs(argv);
+  const app = await open(options);
+  const { config } = app.sandbox;
+  let serving: Serving;
+  try {
+    serving = await serve(app, config.host, config.port, config.checkoutPort);
+  } catch (err) {
+    process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
+    await app.sandbox.close();
+    process.exit(1);
+  }
+  stopOnSignals(app, serving);
   // The banner last: whoever waits for it can signal the process at once.
-  const host = options.host ?? DEFAULTS.host;
-  const apiUrl = urlOf(servers[0], host);
-  const checkoutUrl = servers[1] ? urlOf(servers[1], host) : apiUrl;
-  process.stdout.write(banner(app, apiUrl, checkoutUrl));
+  process.stdout.write(banner(app, serving.url, serving.checkoutUrl));
 }

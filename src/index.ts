@@ -1,12 +1,13 @@
-import type { Server } from 'node:http';
 import { createApp, type SandboxApp } from './app.js';
-import type { SandboxOptions } from './config.js';
-import { parseDuration } from './duration.js';
-import { closeServers, listen, urlOf } from './listen.js';
+import { serve, type Serving } from './listen.js';
+import type { Admin } from './runtime/admin.js';
+import type { SandboxOptions } from './runtime/config.js';
 
-export { createApp, type SandboxApp } from './app.js';
-export type { SandboxConfig, SandboxOptions } from './config.js';
-export type { Fixtures } from './fixtures.js';
+export { appOf, createApp, type SandboxApp } from './app.js';
+export type { Admin } from './runtime/admin.js';
+export type { SandboxConfig, SandboxOptions } from './runtime/config.js';
+export type { Fixtures } from './runtime/fixtures.js';
+export { openSandbox, type Sandbox } from './runtime/sandbox.js';
 export type { ScenarioFile } from './scenario/schema.js';
 export { signBody } from './webhooks/outbox.js';
 export { VERSION } from './version.js';
@@ -37,8 +38,14 @@ export interface StartedSandbox {
   app: SandboxApp;
   /** Manual clock: moves time on (`'24h'`, or milliseconds), firing everything due in order. */
   advance(duration: string | number): Promise<void>;
-  /** Back to the fixtures and the scenario; the clock back to its start. */
+  /** Back to the fixtures and the scenario; the clock back to its start; snapshots dropped. */
   reset(): Promise<void>;
+  /** Saves the whole state, the clock and the scenario under `name`. */
+  snapshot(name: string): { name: string; at: string };
+  /** Brings back a snapshot taken with snapshot() (or through the control API). */
+  restore(name: string): Promise<void>;
+  /** Every admin operation of the control API, in-process (the same implementation). */
+  admin: Admin;
   /** Closes every socket, timer and file handle. */
   stop(): Promise<void>;
 }
@@ -49,24 +56,21 @@ export interface StartedSandbox {
  */
 export async function startSandbox(options: SandboxOptions = {}): Promise<StartedSandbox> {
   const app = await createApp({ port: 0, data: 'memory', logLevel: 'silent', ...options });
-  const host = app.sandbox.config.host;
-  const servers: Server[] = [];
+  const sb = app.sandbox;
+  let serving: Serving;
   try {
-    servers.push(await listen(app, app.sandbox.config.port, host));
-    if (app.sandbox.config.checkoutPort !== null) servers.push(await listen(app, app.sandbox.config.checkoutPort, host));
+    serving = await serve(app, sb.config.host, sb.config.port, sb.config.checkoutPort);
   } catch (err) {
-    await closeServers(servers, 0);
-    await app.sandbox.close();
+    await sb.close();
     throw err;
   }
-  const url = urlOf(servers[0], host);
-  const m = app.sandbox.repo.allMerchants()[0];
-  const accounts = app.sandbox.repo.accountsOf(m.merchant_id).map((a) => a.account_no);
+  const m = sb.repo.allMerchants()[0];
+  const accounts = sb.repo.accountsOf(m.merchant_id).map((a) => a.account_no);
   let stopped = false;
   return {
-    url,
-    checkoutUrl: servers[1] ? urlOf(servers[1], host) : url,
-    controlUrl: `${url}/__sandbox`,
+    url: serving.url,
+    checkoutUrl: serving.checkoutUrl,
+    controlUrl: `${serving.url}/__sandbox`,
     merchant: {
       merchantId: m.merchant_id,
       email: m.email,
@@ -78,17 +82,22 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
       checkoutHeaders: { MerchantId: m.merchant_id, AccessToken: m.access_token },
     },
     app,
-    advance: (duration) => {
-      const ms = typeof duration === 'number' ? duration : parseDuration(duration);
-      if (ms === null || !(ms >= 0)) return Promise.reject(new Error(`not a duration: ${String(duration)}`));
-      return app.sandbox.scheduler.advance(ms);
+    admin: sb.admin,
+    advance: async (duration) => {
+      await sb.admin.advance(duration);
     },
-    reset: () => app.sandbox.reset(),
+    reset: async () => {
+      await sb.admin.reset();
+    },
+    snapshot: (name) => sb.admin.snapshot(name),
+    restore: async (name) => {
+      await sb.admin.restore(name);
+    },
     stop: async () => {
       if (stopped) return;
       stopped = true;
-      await closeServers(servers, 0);
-      await app.sandbox.close();
+      await serving.close(0);
+      await sb.close();
     },
   };
 }

@@ -35,3 +35,28 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
   );
   clearTimeout(force);
 }
+
+/** A sandbox app listening: the API (and checkout) servers and their base URLs. */
+export interface Serving {
+  servers: Server[];
+  url: string;
+  checkoutUrl: string;
+  close(graceMs: number): Promise<void>;
+}
+
+/**
+ * Listens on `port` and, when given, a second `checkoutPort` for the checkout API (the CLI's and
+ * startSandbox's one listen sequence). If either cannot listen, whatever did is closed again.
+ */
+export async function serve(app: Express, host: string, port: number, checkoutPort: number | null): Promise<Serving> {
+  const servers: Server[] = [];
+  try {
+    servers.push(await listen(app, port, host));
+    if (checkoutPort !== null) servers.push(await listen(app, checkoutPort, host));
+  } catch (err) {
+    await closeServers(servers, 0);
+    throw err;
+  }
+  const url = urlOf(servers[0], host);
+  return { servers, url, checkoutUrl: servers[1] ? urlOf(servers[1], host) : url, close: (graceMs) => closeServers(servers, graceMs) };
+}

@@ -2,11 +2,6 @@ import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
 
 /** Schema building blocks and value lists shared by every schema file (requests, responses, files). */
 
-export const PAYOUT_STATUSES = ['NEW', 'Pending', 'Success', 'Failed', 'Unknown'] as const;
-export const CHECKOUT_STATUSES = ['Initialized', 'Success', 'Failed', 'Dropped'] as const;
-export const BENEFICIARY_STATUSES = ['Pending', 'Active'] as const;
-export const ACCOUNT_STATUSES = ['ACTIVE', 'INACTIVE'] as const;
-export const WEBHOOK_VERSIONS = ['v1', 'v2'] as const;
 
 /** A string that is one of `values` (a plain JSON Schema `enum`, typed as their union). */
 export function StringEnum<T extends string>(values: readonly T[], options: Record<string, unknown> = {}): TUnsafe<T> {

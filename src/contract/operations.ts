@@ -35,6 +35,8 @@ export interface Operation {
   body?: TSchema;
   query?: TSchema;
   params?: TSchema;
+  /** The query's fields may come in a JSON body on the GET instead (the status check). */
+  queryFromBody?: boolean;
   /** HTTP status → [description, schema]. */
   responses: Record<string, [string, TSchema]>;
 }
@@ -68,6 +70,7 @@ export const OPERATIONS: Operation[] = [
     description: 'By `ref_id` or `client_ref_id`, from the query string (or a JSON body on the GET). 3 calls per minute per transaction.',
     security: 'dashboard',
     query: PayoutStatusRequest,
+    queryFromBody: true,
     responses: { '200': ['The payout record', Success(Type.Object({ transaction: PayoutRecord }))], ...dashboardErrors, ...rateLimited },
   },
   {

@@ -1,5 +1,7 @@
+import { createHmac } from 'node:crypto';
+import { MESSAGES } from '../errors.js';
 import { toRupees } from '../money.js';
-import { checkoutSignature } from '../domain/checkout.js';
+import { successEnvelope } from './envelopes.js';
 import type { Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { formatDisplayTime, formatTransactionDate } from '../time.js';
 import type { BeneficiaryRecord, CheckoutTransactionRecord, InitializeResult, PayoutRecord, VerificationRecord } from './responses.js';
@@ -22,6 +24,16 @@ export function payoutRecord(p: Payout): PayoutRecord {
     transaction_date: formatTransactionDate(p.updated_at),
     created_at: formatDisplayTime(p.created_at),
   };
+}
+
+/** The status check's answer, and the V2 webhook body: the success envelope around the record. */
+export function statusCheckBody(p: Payout) {
+  return successEnvelope(MESSAGES.statusFetched, { transaction: payoutRecord(p) });
+}
+
+/** The V1 webhook body: the bare record. */
+export function webhookV1Body(p: Payout) {
+  return { transaction: payoutRecord(p) };
 }
 
 /** The reference's payout initialize result: `ref_id` a string. */
@@ -88,4 +100,27 @@ export function checkoutRecord(t: CheckoutTransaction, merchant: Merchant): Chec
     date: formatTransactionDate(t.created_at),
     signature: checkoutSignature(t, merchant),
   };
+}
+
+/**
+ * The canonical string the checkout `signature` signs (a sandbox choice; the reference does not
+ * show the algorithm): these fields joined by `|`, amounts with two decimals.
+ */
+export function checkoutCanonicalString(t: CheckoutTransaction, merchant: Merchant): string {
+  return [
+    t.payment_id,
+    merchant.merchant_id,
+    t.order.order_id,
+    toRupees(t.order.gross_amount).toFixed(2),
+    t.order.currency,
+    t.status,
+    t.status === 'Success' ? '1' : '0',
+    t.rrn,
+    formatTransactionDate(t.created_at),
+  ].join('|');
+}
+
+/** Hex HMAC-SHA256 of the canonical string, keyed by the merchant's API secret. */
+export function checkoutSignature(t: CheckoutTransaction, merchant: Merchant): string {
+  return createHmac('sha256', merchant.api_secret).update(checkoutCanonicalString(t, merchant)).digest('hex');
 }

@@ -1,7 +1,8 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.js';
-import { PAYMENT_METHOD_VALUES, PURPOSE_VALUES, VERIFICATION_TYPES } from './schemas.js';
-import { BENEFICIARY_STATUSES, CHECKOUT_STATUSES, Nullable, PAYOUT_STATUSES, StringEnum } from './kit.js';
+import { PAYMENT_METHODS, PURPOSES, VERIFICATION_TYPES } from '../vocab.js';
+import { BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYOUT_STATUSES } from '../vocab.js';
+import { Nullable, StringEnum } from './kit.js';
 
 /**
  * The response shapes of the reference, as schemas: the presenters in records.ts are typed by
@@ -13,13 +14,13 @@ export const PayoutRecord = Type.Object(
   {
     ref_id: Type.Integer({ description: '10 digits; a number here, a string in the initialize result' }),
     client_ref_id: Type.String(),
-    purpose: StringEnum(PURPOSE_VALUES),
+    purpose: StringEnum(PURPOSES),
     amount: Type.Number({ description: 'rupees' }),
     fees: Type.Number(),
     tax: Type.Number(),
     type: Type.Literal('Debit'),
     status: StringEnum(PAYOUT_STATUSES),
-    payment_method: StringEnum(PAYMENT_METHOD_VALUES),
+    payment_method: StringEnum(PAYMENT_METHODS),
     bank_ref_number: Type.String({ description: '12-digit UTR once the bank answered; empty before' }),
     bank_res_msg: Type.String(),
     beneficiary: Type.Object({ id: Type.String(), name: Type.String(), email_id: Type.String(), mobile_no: Type.String() }),

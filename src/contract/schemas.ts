@@ -1,4 +1,5 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { PAYMENT_METHODS, PURPOSES, TRANSFER_TYPES, VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import { StringEnum } from './kit.js';
 
 /**
@@ -20,9 +21,6 @@ const Email = () => Type.String({ format: 'email', maxLength: 255 });
 const AccountNumber = () =>
   Type.String({ pattern: '^[0-9]{9,18}$', 'x-message': 'must be between 9 and 18 digits.' });
 
-export const PAYMENT_METHOD_VALUES = ['1001', '1002', '1003'] as const;
-export const PURPOSE_VALUES = ['CASHBACK', 'REWARDS', 'VENDOR_PAYOUT', 'SALARY'] as const;
-export const TRANSFER_TYPE_VALUES = ['BANK'] as const;
 
 const INLINE_BENEFICIARY_FIELDS = ['beneficiary_email', 'beneficiary_name', 'account_number', 'ifsc_code'];
 
@@ -30,9 +28,9 @@ const INLINE_BENEFICIARY_FIELDS = ['beneficiary_email', 'beneficiary_name', 'acc
 export const InitializePayoutRequest = Type.Object(
   {
     client_ref_id: Type.String({ minLength: 5, maxLength: 30 }),
-    transfer_type: StringEnum(TRANSFER_TYPE_VALUES),
+    transfer_type: StringEnum(TRANSFER_TYPES),
     amount: Type.Number({ 'x-decimals': 2 }),
-    payment_method: StringEnum(PAYMENT_METHOD_VALUES),
+    payment_method: StringEnum(PAYMENT_METHODS),
     debit_from: Type.String({ minLength: 20, maxLength: 20 }),
     beneficiary_id: Type.Optional(Type.String({ minLength: 20, maxLength: 20 })),
     beneficiary_email: Type.Optional(Email()),
@@ -40,7 +38,7 @@ export const InitializePayoutRequest = Type.Object(
     beneficiary_name: Type.Optional(AlphaNumName()),
     account_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
     ifsc_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
-    purpose: StringEnum(PURPOSE_VALUES),
+    purpose: StringEnum(PURPOSES),
     remarks: Type.String({ minLength: 1, maxLength: 50 }),
   },
   {
@@ -71,7 +69,7 @@ export type BalanceRequest = Static<typeof BalanceRequest>;
 
 /** POST /api/v1/public/beneficiary/create */
 export const CreateBeneficiaryRequest = Type.Object({
-  transfer_type: StringEnum(TRANSFER_TYPE_VALUES),
+  transfer_type: StringEnum(TRANSFER_TYPES),
   beneficiary_name: AlphaNumName(),
   beneficiary_email: Email(),
   beneficiary_mobile: Digits(10),
@@ -94,18 +92,6 @@ export const GetBeneficiaryRequest = Type.Object(
 );
 export type GetBeneficiaryRequest = Static<typeof GetBeneficiaryRequest>;
 
-export const VERIFICATION_TYPES = [
-  'BANK',
-  'PAN',
-  'DRIVING_LICENSE',
-  'VOTER_ID',
-  'PASSPORT',
-  'CIN',
-  'GSTIN',
-  'AADHAAR',
-  'IFSC',
-] as const;
-export type VerificationType = (typeof VERIFICATION_TYPES)[number];
 
 const IsoDate = () => Type.String({ format: 'date', 'x-message': 'must be a valid date in the format YYYY-MM-DD.' });
 

@@ -1,35 +1,9 @@
-import { createHmac } from 'node:crypto';
 import { checkoutTimeline } from '../scenario/match.js';
 import type { CheckoutStep } from '../scenario/scenario.js';
-import type { CreateCheckoutBody } from '../control/schemas.js';
-import { toPaise } from '../money.js';
+import type { Paise } from '../money.js';
 import type { CheckoutStatus, CheckoutTransaction, DueItem, Merchant } from '../store/state.js';
-import { formatTransactionDate } from '../time.js';
 import type { DomainContext } from './context.js';
 import { scheduleStep, stepOf } from './timeline.js';
-
-/**
- * The canonical string the checkout `signature` signs (a sandbox choice; the reference does not
- * show the algorithm): these fields joined by `|`, amounts with two decimals.
- */
-export function checkoutCanonicalString(t: CheckoutTransaction, merchant: Merchant): string {
-  return [
-    t.payment_id,
-    merchant.merchant_id,
-    t.order.order_id,
-    (t.order.gross_amount / 100).toFixed(2),
-    t.order.currency,
-    t.status,
-    t.status === 'Success' ? '1' : '0',
-    t.rrn,
-    formatTransactionDate(t.created_at),
-  ].join('|');
-}
-
-/** Hex HMAC-SHA256 of the canonical string, keyed by the merchant's API secret. */
-export function checkoutSignature(t: CheckoutTransaction, merchant: Merchant): string {
-  return createHmac('sha256', merchant.api_secret).update(checkoutCanonicalString(t, merchant)).digest('hex');
-}
 
 /** Initialized may become anything else; Success, Failed and Dropped are final. */
 export function checkoutTransitionRefusal(from: CheckoutStatus, to: CheckoutStatus): string | null {
@@ -70,11 +44,21 @@ export function runCheckoutStep(ctx: DomainContext, item: DueItem): void {
   if (transitionCheckout(ctx, t, step.status) === null) scheduleCheckoutStep(ctx, t, item.due, rest);
 }
 
+/** What a new checkout transaction takes, in the domain's terms: the amount in paise. */
+export interface CheckoutInput {
+  amount: Paise;
+  payment_mode?: string;
+  order_id?: string;
+  product_name?: string;
+  customer?: { name?: string; email_id?: string; mobile_no?: string };
+  custom_fields?: string[];
+}
+
 /** A new Initialized checkout transaction (control API), on its scenario timeline. */
 export function createCheckoutTransaction(
   ctx: DomainContext,
   merchant: Merchant,
-  body: CreateCheckoutBody,
+  body: CheckoutInput,
 ): { transaction: CheckoutTransaction; rule: string } {
   const { repo, random, clock } = ctx;
   const paymentId = random.unique(
@@ -93,7 +77,7 @@ export function createCheckoutTransaction(
     order: {
       order_id: body.order_id ?? `ORD${random.digits(10)}`,
       product_name: body.product_name ?? '',
-      gross_amount: toPaise(body.amount),
+      gross_amount: body.amount,
       gateway_fee: 0,
       currency: 'INR',
       tax: 0,

@@ -1,69 +1,72 @@
-import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
+import { VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import { RequestError } from '../errors.js';
-import { toPaise } from '../money.js';
-import type { Account, AccountStatus, Merchant, PaymentMethod } from '../store/state.js';
+import { toPaise, type Paise } from '../money.js';
+import type { Account, AccountStatus, ApiVersion, Merchant, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
 
-/** Commission per verification in rupees, where nothing else is said. */
-export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, number> = {
-  BANK: 3,
-  PAN: 2,
-  DRIVING_LICENSE: 5,
-  VOTER_ID: 4,
-  PASSPORT: 5,
-  CIN: 5,
-  GSTIN: 5,
-  AADHAAR: 6,
-  IFSC: 1,
+/** Commission per verification, where nothing else is said. */
+export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, Paise> = {
+  BANK: toPaise(3),
+  PAN: toPaise(2),
+  DRIVING_LICENSE: toPaise(5),
+  VOTER_ID: toPaise(4),
+  PASSPORT: toPaise(5),
+  CIN: toPaise(5),
+  GSTIN: toPaise(5),
+  AADHAAR: toPaise(6),
+  IFSC: toPaise(1),
 };
 
-/** A merchant's commercial terms where nothing else is said (rupees). */
+/** A merchant's commercial terms where nothing else is said. */
 export const DEFAULT_TERMS = {
-  fees: { '1001': 5, '1002': 2.5, '1003': 25 } as Record<PaymentMethod, number>,
+  fees: { '1001': toPaise(5), '1002': toPaise(2.5), '1003': toPaise(25) } as Record<PaymentMethod, Paise>,
   tax_rate_percent: 18,
-  per_transaction_limit: 1000000,
+  per_transaction_limit: toPaise(1000000),
 };
 
-/** A merchant's terms in rupees, as fixtures and the control API give them; missing ones take the defaults. */
+/** The opening balance of a merchant created through the control API, where nothing else is said. */
+export const DEFAULT_OPENING_BALANCE: Paise = toPaise(1000000);
+
+/** A merchant's terms (money in paise); missing ones take the defaults. */
 export interface MerchantTerms {
-  fees?: Partial<Record<PaymentMethod, number>>;
+  fees?: Partial<Record<PaymentMethod, Paise>>;
   tax_rate_percent?: number;
-  per_transaction_limit?: number;
+  per_transaction_limit?: Paise;
   webhook_url?: string | null;
-  webhook_version?: 'v1' | 'v2' | null;
-  verification_charges?: Partial<Record<VerificationType, number>>;
+  webhook_version?: ApiVersion | null;
+  verification_charges?: Partial<Record<VerificationType, Paise>>;
 }
 
 type Identity = Pick<Merchant, 'merchant_id' | 'name' | 'email' | 'api_key' | 'api_secret' | 'access_token'>;
 
 /** The stored merchant: identity, and terms converted to paise with the defaults filled in. */
 export function merchantRecord(identity: Identity, terms: MerchantTerms): Merchant {
-  const fee = (m: PaymentMethod) => toPaise(terms.fees?.[m] ?? DEFAULT_TERMS.fees[m]);
+  const fee = (m: PaymentMethod) => terms.fees?.[m] ?? DEFAULT_TERMS.fees[m];
   return {
     ...identity,
     fees: { '1001': fee('1001'), '1002': fee('1002'), '1003': fee('1003') },
     tax_rate_percent: terms.tax_rate_percent ?? DEFAULT_TERMS.tax_rate_percent,
-    per_transaction_limit: toPaise(terms.per_transaction_limit ?? DEFAULT_TERMS.per_transaction_limit),
+    per_transaction_limit: terms.per_transaction_limit ?? DEFAULT_TERMS.per_transaction_limit,
     webhook_url: terms.webhook_url ?? null,
     webhook_version: terms.webhook_version ?? null,
     verification_charges: Object.fromEntries(
-      VERIFICATION_TYPES.map((t) => [t, toPaise(terms.verification_charges?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t])]),
+      VERIFICATION_TYPES.map((t) => [t, terms.verification_charges?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t]]),
     ) as Record<VerificationType, number>,
   };
 }
 
-/** A new account whose opening balance (rupees) is its first ledger entry. */
-export function openAccount(accountNo: string, merchantId: string, status: AccountStatus, balance: number, at: number, note: string): Account {
+/** A new account whose opening balance is its first ledger entry. */
+export function openAccount(accountNo: string, merchantId: string, status: AccountStatus, balance: Paise, at: number, note: string): Account {
   const account: Account = { account_no: accountNo, merchant_id: merchantId, status, balance: 0, ledger: [] };
-  post(account, at, null, [{ type: 'credit', amount: toPaise(balance), note }]);
+  post(account, at, null, [{ type: 'credit', amount: balance, note }]);
   return account;
 }
 
 export interface NewMerchant extends Omit<MerchantTerms, 'verification_charges'> {
   name?: string;
   email?: string;
-  balance?: number;
+  balance?: Paise;
 }
 
 /** A new isolated merchant with fresh credentials and one funded ACTIVE VAN (control API). */
@@ -84,7 +87,7 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
     input,
   );
   const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
-  const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? 1000000, clock.now(), 'opening balance (control API)');
+  const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, clock.now(), 'opening balance (control API)');
   repo.insertMerchant(merchant);
   repo.insertAccount(account);
   return { merchant, account };
@@ -92,19 +95,19 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
 
 export interface MerchantPatch {
   webhook_url?: string | null;
-  webhook_version?: 'v1' | 'v2' | null;
-  per_transaction_limit?: number;
+  webhook_version?: ApiVersion | null;
+  per_transaction_limit?: Paise;
 }
 
 export function patchMerchant(merchant: Merchant, patch: MerchantPatch): void {
   if (patch.webhook_url !== undefined) merchant.webhook_url = patch.webhook_url;
   if (patch.webhook_version !== undefined) merchant.webhook_version = patch.webhook_version;
-  if (patch.per_transaction_limit !== undefined) merchant.per_transaction_limit = toPaise(patch.per_transaction_limit);
+  if (patch.per_transaction_limit !== undefined) merchant.per_transaction_limit = patch.per_transaction_limit;
 }
 
 /** Adds funds through the ledger. */
-export function creditAccount(ctx: DomainContext, account: Account, rupees: number, note = 'credit (control API)'): void {
-  post(account, ctx.clock.now(), null, [{ type: 'credit', amount: toPaise(rupees), note }]);
+export function creditAccount(ctx: DomainContext, account: Account, amount: Paise, note = 'credit (control API)'): void {
+  post(account, ctx.clock.now(), null, [{ type: 'credit', amount, note }]);
 }
 
 export function setAccountStatus(account: Account, status: AccountStatus): void {

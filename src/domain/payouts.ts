@@ -1,10 +1,9 @@
-import type { InitializePayoutRequest } from '../contract/schemas.js';
 import { BusinessError, FaultError, MESSAGES, RequestError } from '../errors.js';
-import { toPaise, taxOn, type Paise } from '../money.js';
-import { parseDirective } from '../scenario/directive.js';
+import { toPaise, toRupees, taxOn, type Paise } from '../money.js';
+import { parseDirective, type DirectiveResult } from '../scenario/directive.js';
 import { matchPayoutRule } from '../scenario/match.js';
 import type { FaultSpec, PayoutPlan } from '../scenario/scenario.js';
-import type { ApiVersion, Merchant, Payout, PaymentMethod } from '../store/state.js';
+import type { ApiVersion, Beneficiary, Merchant, Payout, PaymentMethod, Purpose } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { debitableAccount, requireFunds } from './accounts.js';
 import { post } from './ledger.js';
@@ -19,7 +18,23 @@ export const PAYMENT_METHOD_RANGES: Record<PaymentMethod, { name: string; min: P
 
 export function rangeText(method: PaymentMethod): string {
   const r = PAYMENT_METHOD_RANGES[method];
-  return r.max === null ? `${r.min / 100} and above` : `${r.min / 100} to ${r.max / 100}`;
+  return r.max === null ? `${toRupees(r.min)} and above` : `${toRupees(r.min)} to ${toRupees(r.max)}`;
+}
+
+/** What initialize takes, in the domain's terms: the amount in paise. */
+export interface PayoutInput {
+  client_ref_id: string;
+  amount: Paise;
+  payment_method: PaymentMethod;
+  debit_from: string;
+  purpose: Purpose;
+  remarks: string;
+  beneficiary_id?: string;
+  beneficiary_name?: string;
+  beneficiary_email?: string;
+  beneficiary_mobile?: string;
+  account_number?: string;
+  ifsc_code?: string;
 }
 
 export interface InitializeOutcome {
@@ -30,39 +45,24 @@ export interface InitializeOutcome {
   fault: FaultSpec | null;
 }
 
-/**
- * Initialize payout, V1 or V2: the checks of SPEC 3 in their order after credentials and fields
- * (the scenario's rules at the "magic amounts" step), then the debit, the stored record and its
- * timeline. Synchronous, so nothing can interleave between the balance check and the debit.
- */
-export function initializePayout(
+/** The scenario's decision for a payout: a rejection or fault is thrown; otherwise its plan. */
+function decide(
   ctx: DomainContext,
-  merchant: Merchant,
-  req: InitializePayoutRequest,
-  version: ApiVersion,
-): InitializeOutcome {
-  const { repo, clock, random } = ctx;
-  const directive = parseDirective(req.remarks);
-  if (directive && !directive.ok) throw new RequestError(400, directive.message);
-  const account = debitableAccount(repo, merchant, req.debit_from);
-  if (repo.payoutByClientRefId(merchant.merchant_id, req.client_ref_id)) {
-    throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
-  }
-
-  const amount = toPaise(req.amount);
-  const method = req.payment_method;
-  const known = req.beneficiary_id !== undefined ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id) : undefined;
+  req: PayoutInput,
+  known: Beneficiary | undefined,
+  directive: DirectiveResult | null,
+): { plan: PayoutPlan; fault: FaultSpec | null } {
   const rule = matchPayoutRule(
     ctx.scenario(),
     {
-      amount,
-      payment_method: method,
+      amount: req.amount,
+      payment_method: req.payment_method,
       account_number: known?.bank_account_number ?? req.account_number ?? '',
       ifsc_code: known?.ifsc_code ?? req.ifsc_code ?? '',
       beneficiary_name: known?.bene_name ?? req.beneficiary_name ?? '',
       client_ref_id: req.client_ref_id,
     },
-    random,
+    ctx.random,
   );
   if (rule?.outcome.kind === 'reject') throw new BusinessError(rule.outcome.code, rule.outcome.message, rule.name);
   if (rule?.outcome.kind === 'fault' && !rule.outcome.fault.create) {
@@ -71,7 +71,11 @@ export function initializePayout(
   let plan: PayoutPlan = ctx.scenario().payouts.defaultPlan;
   if (rule) plan = rule.outcome.plan;
   if (directive?.ok) plan = directive.plan;
+  return { plan, fault: rule?.outcome.kind === 'fault' ? rule.outcome.fault : null };
+}
 
+/** The payment mode's amount range and the merchant's per-transaction limit. */
+function checkAmount(merchant: Merchant, amount: Paise, method: PaymentMethod): void {
   const range = PAYMENT_METHOD_RANGES[method];
   if (amount < range.min || (range.max !== null && amount > range.max)) {
     throw new BusinessError(
@@ -82,30 +86,55 @@ export function initializePayout(
   if (amount > merchant.per_transaction_limit) {
     throw new BusinessError(
       'TRANSACTION_LIMIT_EXCEEDED',
-      `Transaction limit exceeded: the per-transaction limit is ${merchant.per_transaction_limit / 100}. Please retry with a smaller amount.`,
+      `Transaction limit exceeded: the per-transaction limit is ${toRupees(merchant.per_transaction_limit)}. Please retry with a smaller amount.`,
     );
   }
+}
 
-  let beneficiary: Payout['beneficiary'];
-  let accountNumber: string;
-  let ifsc: string;
+type Payee = Pick<Payout, 'beneficiary' | 'account_number' | 'ifsc_code'>;
+
+/** The payee: a registered, Active beneficiary, or the inline details as given. */
+function payeeOf(ctx: DomainContext, req: PayoutInput, known: Beneficiary | undefined): Payee {
   if (req.beneficiary_id !== undefined) {
     if (!known || known.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
-    beneficiary = { id: known.bene_id, name: known.bene_name, email_id: known.bene_email, mobile_no: known.bene_mobile_no };
-    accountNumber = known.bank_account_number;
-    ifsc = known.ifsc_code;
-  } else {
-    // Inline details are taken as given; the record still names a beneficiary id of its own.
-    beneficiary = {
+    return {
+      beneficiary: { id: known.bene_id, name: known.bene_name, email_id: known.bene_email, mobile_no: known.bene_mobile_no },
+      account_number: known.bank_account_number,
+      ifsc_code: known.ifsc_code,
+    };
+  }
+  // Inline details are taken as given; the record still names a beneficiary id of its own.
+  const { random, repo } = ctx;
+  return {
+    beneficiary: {
       id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
       name: req.beneficiary_name ?? '',
       email_id: req.beneficiary_email ?? '',
       mobile_no: req.beneficiary_mobile ?? '',
-    };
-    accountNumber = req.account_number ?? '';
-    ifsc = req.ifsc_code ?? '';
-  }
+    },
+    account_number: req.account_number ?? '',
+    ifsc_code: req.ifsc_code ?? '',
+  };
+}
 
+/**
+ * Initialize payout, V1 or V2: the checks of SPEC 3 in their order after credentials and fields
+ * (the scenario's rules at the "magic amounts" step), then the debit, the stored record and its
+ * timeline. Synchronous, so nothing can interleave between the balance check and the debit.
+ */
+export function initializePayout(ctx: DomainContext, merchant: Merchant, req: PayoutInput, version: ApiVersion): InitializeOutcome {
+  const { repo, clock, random } = ctx;
+  const directive = parseDirective(req.remarks);
+  if (directive && !directive.ok) throw new RequestError(400, directive.message);
+  const account = debitableAccount(repo, merchant, req.debit_from);
+  if (repo.payoutByClientRefId(merchant.merchant_id, req.client_ref_id)) {
+    throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
+  }
+  const known = req.beneficiary_id !== undefined ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id) : undefined;
+  const { plan, fault } = decide(ctx, req, known, directive);
+  const { amount, payment_method: method } = req;
+  checkAmount(merchant, amount, method);
+  const payee = payeeOf(ctx, req, known);
   const fees = merchant.fees[method];
   const tax = taxOn(fees, merchant.tax_rate_percent);
   requireFunds(account, amount + fees + tax);
@@ -126,9 +155,7 @@ export function initializePayout(
     status: plan.initialStatus,
     bank_ref_number: '',
     bank_res_msg: '',
-    beneficiary,
-    account_number: accountNumber,
-    ifsc_code: ifsc,
+    ...payee,
     remarks: req.remarks,
     created_at: now,
     updated_at: now,
@@ -144,7 +171,7 @@ export function initializePayout(
   ]);
   repo.insertPayout(payout);
   startPayoutTimeline(ctx, payout, plan);
-  return { payout, rule: plan.rule, fault: rule?.outcome.kind === 'fault' ? rule.outcome.fault : null };
+  return { payout, rule: plan.rule, fault };
 }
 
 /** The caller's payout by ref_id (preferred) or client_ref_id, if there is one. */

@@ -1,6 +1,6 @@
 import { parseDuration } from '../duration.js';
 import type { PayoutStatus } from '../store/state.js';
-import { PAYOUT_STATUSES } from '../contract/kit.js';
+import { PAYOUT_STATUSES } from '../vocab.js';
 import type { PayoutPlan, TimelineStep } from './scenario.js';
 
 /** Marks `remarks` as an inline timeline for this one payout. */

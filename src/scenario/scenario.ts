@@ -1,6 +1,5 @@
 import { resolve } from 'node:path';
-import type { RateLimitRule } from '../api/ratelimit.js';
-import { VERIFICATION_TYPES, type VerificationType } from '../contract/schemas.js';
+import { VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import { schemaErrors } from '../contract/validate.js';
 import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, transportMessage, type ErrorCode } from '../errors.js';
@@ -9,6 +8,12 @@ import { toPaise, type Paise } from '../money.js';
 import type { CheckoutStatus, PaymentMethod, PayoutStatus } from '../store/state.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { ScenarioSchema, type PayoutMatchFile, type ScenarioFile, type WebhookChaos as WebhookChaosFile } from './schema.js';
+
+/** One of the reference's rate limits: `limit` calls per `windowMs`. */
+export interface RateLimitRule {
+  limit: number;
+  windowMs: number;
+}
 
 export const DEFAULT_SCENARIO = resolve(PACKAGE_ROOT, 'scenarios/default.json');
 

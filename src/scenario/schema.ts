@@ -1,8 +1,9 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES } from '../contract/schemas.js';
+import { PAYMENT_METHODS, VERIFICATION_TYPES } from '../vocab.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
-import { CHECKOUT_STATUSES, PAYOUT_STATUSES, StringEnum } from '../contract/kit.js';
+import { CHECKOUT_STATUSES, PAYOUT_STATUSES } from '../vocab.js';
+import { StringEnum } from '../contract/kit.js';
 
 const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
 const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
@@ -16,7 +17,7 @@ const AmountMatch = Type.Union([
 
 export const PayoutMatch = Strict({
   amount: Type.Optional(AmountMatch),
-  payment_method: Type.Optional(Type.Union([StringEnum(PAYMENT_METHOD_VALUES), Type.Array(StringEnum(PAYMENT_METHOD_VALUES), { minItems: 1 })])),
+  payment_method: Type.Optional(Type.Union([StringEnum(PAYMENT_METHODS), Type.Array(StringEnum(PAYMENT_METHODS), { minItems: 1 })])),
   account_number: Type.Optional(Type.String({ minLength: 1 })),
   ifsc_code: Type.Optional(Type.String({ minLength: 1 })),
   beneficiary_name: Type.Optional(Type.String({ minLength: 1 })),

@@ -1,5 +1,7 @@
-import type { VerificationType } from '../contract/schemas.js';
+import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
 import type { Paise } from '../money.js';
+
+export type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType };
 
 /** Everything the sandbox remembers. One JSON document: the lowdb file, and (later) a snapshot. */
 export interface State {
@@ -66,8 +68,6 @@ export interface DueItem {
   payload: Record<string, unknown>;
 }
 
-export type PaymentMethod = '1001' | '1002' | '1003';
-export const PAYMENT_METHODS: readonly PaymentMethod[] = ['1001', '1002', '1003'];
 
 export interface Merchant {
   merchant_id: string;
@@ -81,12 +81,11 @@ export interface Merchant {
   tax_rate_percent: number;
   per_transaction_limit: Paise;
   webhook_url: string | null;
-  webhook_version: 'v1' | 'v2' | null;
+  webhook_version: ApiVersion | null;
   /** Commission per verification type, in paise; tax on it at `tax_rate_percent`. */
   verification_charges: Record<VerificationType, Paise>;
 }
 
-export type AccountStatus = 'ACTIVE' | 'INACTIVE';
 
 export type LedgerEntryType =
   | 'credit'
@@ -119,7 +118,6 @@ export interface Account {
   ledger: LedgerEntry[];
 }
 
-export type BeneficiaryStatus = 'Pending' | 'Active';
 
 export interface Beneficiary {
   bene_id: string;
@@ -137,9 +135,6 @@ export interface Beneficiary {
   activates_at: number | null;
 }
 
-export type PayoutStatus = 'NEW' | 'Pending' | 'Success' | 'Failed' | 'Unknown';
-export type Purpose = 'CASHBACK' | 'REWARDS' | 'VENDOR_PAYOUT' | 'SALARY';
-export type ApiVersion = 'v1' | 'v2';
 
 export interface PayoutTransition {
   status: PayoutStatus;
@@ -177,7 +172,6 @@ export interface Payout {
   next_step: string | null;
 }
 
-export type CheckoutStatus = 'Initialized' | 'Success' | 'Failed' | 'Dropped';
 
 export interface Address {
   address: string | null;

@@ -1,9 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { successEnvelope } from '../api/envelopes.js';
-import { payoutRecord } from '../contract/records.js';
+import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
-import { MESSAGES } from '../errors.js';
 import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import { own } from '../own.js';
 import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
@@ -72,8 +70,7 @@ export class WebhookOutbox {
     const target = merchant?.webhook_url ?? this.ctx.fallbackUrl;
     if (!merchant || !target) return;
     const version = merchant.webhook_version ?? payout.version;
-    const record = payoutRecord(payout);
-    const body = JSON.stringify(version === 'v1' ? { transaction: record } : successEnvelope(MESSAGES.statusFetched, { transaction: record }));
+    const body = JSON.stringify(version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout));
     const chaos = this.chaosFor(payout);
     const now = clock.now();
     const make = (duplicateOf: string | null): WebhookDelivery => {

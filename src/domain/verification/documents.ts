@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Faker, base, en, en_IN } from '@faker-js/faker';
 import { DateTime } from 'luxon';
-import type { VerificationType } from '../../contract/schemas.js';
+import type { VerificationType } from '../../vocab.js';
 import { bankForIfsc } from '../banks.js';
 
 /** One document number per type that always verifies as `valid: false` (SPEC 7). */

@@ -1,4 +1,5 @@
-import { VerificationMembers, type VerificationType, type VerifyRequest } from '../../contract/schemas.js';
+import { VerificationMembers, type VerifyRequest } from '../../contract/schemas.js';
+import type { VerificationType } from '../../vocab.js';
 import { BusinessError, RequestError } from '../../errors.js';
 import { taxOn } from '../../money.js';
 import type { Account, Merchant, Verification } from '../../store/state.js';

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { DURATION_PATTERN } from '../duration.js';
-import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, Nullable, PAYOUT_STATUSES, Rupees, StringEnum, WEBHOOK_VERSIONS } from '../contract/kit.js';
+import { DURATION_PATTERN } from '../../duration.js';
+import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../../vocab.js';
+import { Nullable, Rupees, StringEnum } from '../../contract/kit.js';
 
 /** Request bodies of the control API (plain JSON, `{ error }` on failure). */
 

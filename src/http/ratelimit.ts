@@ -2,11 +2,9 @@ import type { Request, Response } from 'express';
 import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
+import type { RateLimitRule } from '../scenario/scenario.js';
+import type { Counters } from '../runtime/sandbox.js';
 
-export interface RateLimitRule {
-  limit: number;
-  windowMs: number;
-}
 
 /**
  * express-rate-limit's hit counter on the sandbox clock: a fixed window per key that opens at the
@@ -74,7 +72,7 @@ export function limiter(
   clock: Clock,
   rule: () => RateLimitRule | null,
   key: (req: Request, res: Response) => string,
-  registry?: Set<ClockStore>,
+  registry?: Set<Counters>,
 ) {
   const store = new ClockStore(clock, () => rule()?.windowMs ?? 60_000);
   registry?.add(store);

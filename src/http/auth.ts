@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { NextFunction, Request, Response } from 'express';
-import { MESSAGES, RequestError } from '../errors.js';
+import type { Request } from 'express';
 import type { Repo } from '../store/repo.js';
 import type { Merchant } from '../store/state.js';
 
@@ -37,18 +36,4 @@ export function authenticateCheckout(repo: Repo, headers: Request['headers']): M
 
 function headerValue(v: string | string[] | undefined): string {
   return (Array.isArray(v) ? v[0] : v) ?? '';
-}
-
-/** Express middleware: sets `res.locals.merchant`, or answers envelope A 401. */
-export function dashboardAuth(repo: Repo) {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const merchant = authenticateDashboard(repo, req.headers);
-    if (!merchant) return next(new RequestError(401, MESSAGES.invalidCredentials));
-    res.locals.merchant = merchant;
-    next();
-  };
-}
-
-export function merchantOf(res: Response): Merchant {
-  return res.locals.merchant as Merchant;
 }

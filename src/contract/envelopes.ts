@@ -1,5 +1,4 @@
-import type { Response } from 'express';
-import { BusinessError, CheckoutError, RequestError, type ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
 
 /** Names the scenario rule that decided a response (sandbox-only information stays in headers). */
 export const SANDBOX_RULE_HEADER = 'X-Sandbox-Rule';
@@ -22,22 +21,4 @@ export function successEnvelope<T>(message: string, data: T) {
 /** The checkout API's success envelope: `{ status: true, message, data }`. */
 export function checkoutSuccess<T>(message: string, data: T) {
   return { status: true as const, message, data };
-}
-
-export function sendSuccess<T>(res: Response, message: string, data: T): void {
-  res.status(200).json(successEnvelope(message, data));
-}
-
-/** The one place an error of the reference becomes an HTTP response. */
-export function sendError(res: Response, err: BusinessError | RequestError | CheckoutError): void {
-  if (err instanceof CheckoutError) {
-    res.status(err.httpStatus).json({ status: false, message: err.message });
-    return;
-  }
-  if ('rule' in err && typeof err.rule === 'string') res.set(SANDBOX_RULE_HEADER, err.rule);
-  if (err instanceof BusinessError) {
-    res.status(400).json(envelopeB(err.code, err.message));
-    return;
-  }
-  res.set(err.headers).status(err.httpCode).json(envelopeA(err.httpCode, err.message));
 }

@@ -1,11 +1,13 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PAYMENT_METHOD_VALUES, VERIFICATION_TYPES } from './contract/schemas.js';
-import { schemaErrors } from './contract/validate.js';
-import { merchantRecord, openAccount, type MerchantTerms } from './domain/merchants.js';
-import { readDocument } from './input-file.js';
-import { toPaise } from './money.js';
-import { emptyState, type State } from './store/state.js';
-import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, Nullable, Rupees, StringEnum, WEBHOOK_VERSIONS } from './contract/kit.js';
+import { PAYMENT_METHODS, VERIFICATION_TYPES } from '../vocab.js';
+import { schemaErrors } from '../contract/validate.js';
+import { merchantRecord, openAccount } from '../domain/merchants.js';
+import { termsInPaise, type RupeeTerms } from './terms.js';
+import { readDocument } from '../input-file.js';
+import { toPaise } from '../money.js';
+import { emptyState, type State } from '../store/state.js';
+import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, WEBHOOK_VERSIONS } from '../vocab.js';
+import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
 
 
 const AddressFixture = Type.Object(
@@ -57,8 +59,8 @@ const MerchantFixture = Type.Object(
     api_secret: Type.String({ minLength: 8 }),
     access_token: Type.String({ minLength: 8 }),
     fees: Type.Object(
-      Object.fromEntries(PAYMENT_METHOD_VALUES.map((m) => [m, Rupees()])) as Record<
-        (typeof PAYMENT_METHOD_VALUES)[number],
+      Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Rupees()])) as Record<
+        (typeof PAYMENT_METHODS)[number],
         ReturnType<typeof Rupees>
       >,
       { additionalProperties: false },
@@ -161,10 +163,10 @@ export function stateFromFixtures(f: Fixtures, now: number): State {
   const state = emptyState();
   for (const m of f.merchants) {
     const identity = { merchant_id: m.merchant_id, name: m.name, email: m.email, api_key: m.api_key, api_secret: m.api_secret, access_token: m.access_token };
-    const merchant = merchantRecord(identity, { ...m, verification_charges: m.verification_charges as MerchantTerms['verification_charges'] });
+    const merchant = merchantRecord(identity, termsInPaise({ ...m, verification_charges: m.verification_charges as RupeeTerms['verification_charges'] }));
     state.merchants[merchant.merchant_id] = merchant;
     for (const a of m.accounts) {
-      state.accounts[a.account_no] = openAccount(a.account_no, m.merchant_id, a.status, a.balance, now, 'opening balance (fixtures)');
+      state.accounts[a.account_no] = openAccount(a.account_no, m.merchant_id, a.status, toPaise(a.balance), now, 'opening balance (fixtures)');
     }
     for (const b of m.beneficiaries ?? []) {
       state.beneficiaries[b.bene_id] = {

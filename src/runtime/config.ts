@@ -1,9 +1,9 @@
 import { resolve } from 'node:path';
-import type { ClockMode } from './clock.js';
+import type { ClockMode } from '../clock.js';
 import type { Fixtures } from './fixtures.js';
-import { DEFAULT_SCENARIO } from './scenario/scenario.js';
-import type { ScenarioFile } from './scenario/schema.js';
-import { PACKAGE_ROOT } from './version.js';
+import { DEFAULT_SCENARIO } from '../scenario/scenario.js';
+import type { ScenarioFile } from '../scenario/schema.js';
+import { PACKAGE_ROOT } from '../version.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -54,6 +54,22 @@ export const DEFAULTS: SandboxConfig = {
 
 export type SandboxOptions = Partial<SandboxConfig>;
 
+/** The whole-number options' ranges: the CLI's parsers and resolveConfig both read them. */
+export const RANGES = {
+  port: { min: 0, max: 65535 },
+  checkoutPort: { min: 0, max: 65535 },
+  seed: { min: 0, max: Number.MAX_SAFE_INTEGER },
+  journalSize: { min: 1, max: 100_000 },
+} as const;
+
+type Ranged = keyof typeof RANGES;
+
+/** The rule a whole-number option breaks, or null when `n` is in its range. */
+export function rangeProblem(option: Ranged, n: number): string | null {
+  const { min, max } = RANGES[option];
+  return Number.isSafeInteger(n) && n >= min && n <= max ? null : `must be a whole number from ${min} to ${max}`;
+}
+
 export class ConfigError extends Error {}
 
 /** Fills defaults and checks every value; a bad one is a ConfigError naming the option and rule. */
@@ -63,16 +79,19 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   const fail = (option: string, rule: string): never => {
     throw new ConfigError(`--${option}: ${rule}`);
   };
-  const isPort = (n: number) => Number.isInteger(n) && n >= 0 && n <= 65535;
-  if (!isPort(c.port)) fail('port', 'must be a whole number from 0 to 65535');
-  if (c.checkoutPort !== null && !isPort(c.checkoutPort)) fail('checkout-port', 'must be a whole number from 0 to 65535');
+  const ranged = (option: Ranged, flag: string, n: number | null) => {
+    const problem = n === null ? null : rangeProblem(option, n);
+    if (problem) fail(flag, problem);
+  };
+  ranged('port', 'port', c.port);
+  ranged('checkoutPort', 'checkout-port', c.checkoutPort);
   if (typeof c.host !== 'string' || c.host === '') fail('host', 'must be a host name or address');
   if (typeof c.data !== 'string' || c.data === '') fail('data', 'must be a file path or "memory"');
   if (c.clock !== 'real' && c.clock !== 'manual') fail('clock', 'must be "real" or "manual"');
   if (!(typeof c.speed === 'number' && Number.isFinite(c.speed) && c.speed > 0)) fail('speed', 'must be a number above 0');
-  if (c.seed !== null && !(Number.isSafeInteger(c.seed) && c.seed >= 0)) fail('seed', 'must be a whole number of 0 or more');
+  ranged('seed', 'seed', c.seed);
   if (c.clockStart !== null && !Number.isFinite(c.clockStart)) fail('clock-start', 'must be a date and time');
-  if (!(Number.isInteger(c.journalSize) && c.journalSize >= 1 && c.journalSize <= 100_000)) fail('journal-size', 'must be a whole number from 1 to 100000');
+  ranged('journalSize', 'journal-size', c.journalSize);
   if (!LOG_LEVELS.includes(c.logLevel)) fail('log-level', `must be one of ${LOG_LEVELS.join(', ')}`);
   if (c.webhookUrl !== null && !/^https?:\/\/\S+$/.test(c.webhookUrl)) fail('webhook-url', 'must be an http or https URL');
   return c;

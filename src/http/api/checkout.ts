@@ -1,0 +1,19 @@
+import { checkoutSuccess } from '../../contract/envelopes.js';
+import { checkoutRecord } from '../../contract/records.js';
+import { CheckoutError, MESSAGES } from '../../errors.js';
+import type { Sandbox } from '../../runtime/sandbox.js';
+import type { Call, OperationHandlers } from '../mount.js';
+
+/** The checkout status lookup: `{ status, message, data }`, MerchantId + AccessToken headers. */
+export function checkoutHandlers(sb: Sandbox): OperationHandlers {
+  return {
+    checkoutStatus: {
+      handle: ({ res, merchant, input }: Call<{ transaction_id: string }>) => {
+        // Another merchant's transaction answers exactly as an unknown one.
+        const t = sb.repo.checkoutTransaction(merchant.merchant_id, input.transaction_id);
+        if (!t) throw new CheckoutError(404, MESSAGES.checkoutNotFound);
+        res.status(200).json(checkoutSuccess(MESSAGES.checkoutFetched, checkoutRecord(t, merchant)));
+      },
+    },
+  };
+}

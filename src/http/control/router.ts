@@ -1,0 +1,131 @@
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
+import { RequestError } from '../../errors.js';
+import { TransitionRefused, type Admin, type ScenarioChoice } from '../../runtime/admin.js';
+import type { Sandbox } from '../../runtime/sandbox.js';
+import { secretEquals } from '../auth.js';
+import { noteRefusal } from '../journal.js';
+import { inputParser } from '../validation.js';
+import { openApiDocument } from './openapi.js';
+import * as body from './schemas.js';
+
+/** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
+function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+  if (err instanceof TransitionRefused) noteRefusal(res, err.refusal);
+  if (err instanceof RequestError && err.httpCode < 500) {
+    res.status(err.httpCode).json({ error: err.message });
+    return;
+  }
+  next(err);
+}
+
+/** What a route answers: a JSON body, with a status other than 200 or headers where needed. */
+type Answer = unknown | { status: number; headers?: Record<string, string>; body: unknown; answer: true };
+type Route = [method: 'get' | 'post' | 'put' | 'patch', path: string, handle: (req: Request) => Answer | Promise<Answer>];
+
+const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
+const accepted = (b: unknown) => ({ status: 202, body: b, answer: true as const });
+const param = (req: Request, name: string) => String(req.params[name]);
+const limitOf = (req: Request) => Number((req.query as Record<string, string | undefined>).limit ?? 100) || 100;
+
+const parse = {
+  advance: inputParser(body.AdvanceClockBody),
+  checkout: inputParser(body.CreateCheckoutBody),
+  merchant: inputParser(body.CreateMerchantBody),
+  patchMerchant: inputParser(body.PatchMerchantBody),
+  credit: inputParser(body.CreditBody),
+  accountStatus: inputParser(body.AccountStatusBody),
+  payoutStatus: inputParser(body.PayoutStatusBody),
+  beneficiaryStatus: inputParser(body.BeneficiaryStatusBody),
+  checkoutStatus: inputParser(body.CheckoutStatusBody),
+  scenario: inputParser(body.ScenarioBody),
+  snapshot: inputParser(body.SnapshotBody),
+};
+
+/** The sandbox as a whole: health, reset, clock, scenario, snapshots, the API description. */
+function sandboxRoutes(admin: Admin): Route[] {
+  return [
+    ['get', '/health', () => admin.health()],
+    ['post', '/reset', () => admin.reset()],
+    ['get', '/clock', () => admin.clock()],
+    ['post', '/clock/advance', (req) => admin.advance(parse.advance(req.body).by)],
+    ['put', '/scenario', (req) => admin.useScenario(parse.scenario(req.body) as ScenarioChoice)],
+    ['get', '/openapi.json', () => openApiDocument()],
+    ['get', '/snapshots', () => admin.snapshots()],
+    ['post', '/snapshots', (req) => created(admin.snapshot(parse.snapshot(req.body).name))],
+    ['post', '/snapshots/:name/restore', (req) => admin.restore(param(req, 'name'))],
+  ];
+}
+
+/** Merchants and their accounts. */
+function merchantRoutes(admin: Admin): Route[] {
+  return [
+    ['post', '/merchants', async (req) => created(await admin.createMerchant(parse.merchant(req.body)))],
+    ['patch', '/merchants/:email', (req) => admin.patchMerchant(param(req, 'email'), parse.patchMerchant(req.body))],
+    ['post', '/accounts/:account_no/credit', (req) => admin.credit(param(req, 'account_no'), parse.credit(req.body).amount)],
+    ['patch', '/accounts/:account_no', (req) => admin.setAccountStatus(param(req, 'account_no'), parse.accountStatus(req.body).status)],
+    ['get', '/accounts/:account_no/ledger', (req) => admin.ledger(param(req, 'account_no'))],
+  ];
+}
+
+/** Forced changes of records, checkout transactions, webhook deliveries, the request journal. */
+function recordRoutes(admin: Admin): Route[] {
+  return [
+    ['post', '/payouts/:ref_id/status', (req) => {
+      const b = parse.payoutStatus(req.body);
+      return admin.forcePayoutStatus(param(req, 'ref_id'), b.status, b.bank_res_msg);
+    }],
+    ['post', '/beneficiaries/:id/status', (req) => {
+      parse.beneficiaryStatus(req.body);
+      return admin.activateBeneficiary(param(req, 'id'));
+    }],
+    ['post', '/checkout/transactions', async (req) => {
+      const { transaction, rule } = await admin.createCheckout(parse.checkout(req.body));
+      return created(transaction, { [SANDBOX_RULE_HEADER]: rule });
+    }],
+    ['post', '/checkout/transactions/:id/status', (req) => admin.setCheckoutStatus(param(req, 'id'), parse.checkoutStatus(req.body).status)],
+    ['get', '/webhooks', (req) => {
+      const q = req.query as Record<string, string | undefined>;
+      return admin.deliveries({ refId: q.ref_id, merchantId: q.merchant_id, limit: limitOf(req) });
+    }],
+    ['post', '/webhooks/:delivery_id/redeliver', async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
+    ['get', '/requests', (req) => admin.requests(limitOf(req))],
+    ['get', '/requests/:request_id', (req) => admin.request(param(req, 'request_id'))],
+  ];
+}
+
+function isAnswer(a: unknown): a is { status: number; headers?: Record<string, string>; body: unknown } {
+  return typeof a === 'object' && a !== null && (a as { answer?: unknown }).answer === true;
+}
+
+function handler(handle: Route[2]): RequestHandler {
+  return async (req, res) => {
+    const a = await handle(req);
+    if (!isAnswer(a)) {
+      res.json(a);
+      return;
+    }
+    if (a.headers) res.set(a.headers);
+    res.status(a.status).json(a.body);
+  };
+}
+
+/** `Authorization: Bearer <token>` on every control route when an admin token is set. */
+function adminAuth(token: string | null): RequestHandler {
+  return (req, _res, next) => {
+    if (token === null) return next();
+    const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
+    if (!secretEquals(given, token)) return next(new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
+    next();
+  };
+}
+
+/** The sandbox's own surface, apart from the emulated API (SPEC 9), under `/__sandbox`. */
+export function controlRouter(sb: Sandbox): Router {
+  const router = Router();
+  router.use('/__sandbox', adminAuth(sb.config.adminToken));
+  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...recordRoutes(sb.admin)]) router[method](`/__sandbox${path}`, handler(handle));
+  router.use('/__sandbox', (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));
+  router.use('/__sandbox', controlErrorHandler);
+  return router;
+}

@@ -1,0 +1,94 @@
+import type { Request, RequestHandler, Response, Router } from 'express';
+import { Type } from '@sinclair/typebox';
+import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
+import type { Sandbox } from '../runtime/sandbox.js';
+import type { Merchant } from '../store/state.js';
+import { authenticateCheckout, authenticateDashboard } from './auth.js';
+import { methodNotAllowed } from './routing.js';
+import { inputParser } from './validation.js';
+
+/** What an operation's handler gets: the authenticated merchant and the parsed input. */
+export interface Call<I> {
+  req: Request;
+  res: Response;
+  merchant: Merchant;
+  input: I;
+}
+
+/** An operation's behaviour; where it is, how it authenticates and what it takes come from OPERATIONS. */
+export interface OperationHandler<I = never> {
+  /** Middleware between parsing and `handle` (rate limits); `res.locals.call` holds the call. */
+  before?: RequestHandler[];
+  handle(call: Call<I>): void | Promise<void>;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type OperationHandlers = Record<string, OperationHandler<any>>;
+
+export function callOf<I>(res: Response): Call<I> {
+  return res.locals.call as Call<I>;
+}
+
+/** A JSON body's fields, under the query string's (which win). */
+function queryOrBody(req: Request): Record<string, unknown> {
+  const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {};
+  const query = req.query as Record<string, unknown>;
+  return { ...body, ...Object.fromEntries(Object.entries(query).filter(([, v]) => v !== undefined && v !== '')) };
+}
+
+function inputReader(op: Operation): (req: Request) => unknown {
+  const check = inputParser(op.body ?? op.query ?? op.params ?? Type.Object({}));
+  // The checkout API has no validation envelope: an id it cannot read is one it does not know.
+  const parse =
+    op.security === 'checkout'
+      ? (input: unknown) => {
+          try {
+            return check(input);
+          } catch {
+            throw new CheckoutError(404, MESSAGES.checkoutNotFound);
+          }
+        }
+      : check;
+  if (op.body) return (req) => parse(req.body);
+  if (op.params) return (req) => parse(req.params);
+  if (op.queryFromBody) return (req) => parse(queryOrBody(req));
+  return (req) => parse(req.query);
+}
+
+function authenticator(sb: Sandbox, op: Operation): (req: Request) => Merchant {
+  if (op.security === 'checkout') {
+    return (req) => {
+      const merchant = authenticateCheckout(sb.repo, req.headers);
+      if (!merchant) throw new CheckoutError(401, MESSAGES.checkoutUnauthorized);
+      return merchant;
+    };
+  }
+  return (req) => {
+    const merchant = authenticateDashboard(sb.repo, req.headers);
+    if (!merchant) throw new RequestError(401, MESSAGES.invalidCredentials);
+    return merchant;
+  };
+}
+
+/**
+ * Mounts every operation of the reference from its description (stripe-mock's way): path and
+ * method, credentials by its security, input parsed by its schema; a known path asked with
+ * another method answers 405. Each operation must have a handler.
+ */
+export function mountOperations(router: Router, sb: Sandbox, handlers: OperationHandlers): void {
+  for (const op of OPERATIONS) {
+    const h = handlers[op.id];
+    if (!h) throw new Error(`no handler for operation ${op.id}`);
+    const authenticate = authenticator(sb, op);
+    const read = inputReader(op);
+    const start: RequestHandler = (req, res, next) => {
+      const merchant = authenticate(req);
+      res.locals.merchant = merchant;
+      res.locals.call = { req, res, merchant, input: read(req) };
+      next();
+    };
+    const finish: RequestHandler = (_req, res) => h.handle(callOf(res));
+    router.route(op.path.replace(/\{(\w+)\}/g, ':$1'))[op.method](start, ...(h.before ?? []), finish).all(methodNotAllowed);
+  }
+}

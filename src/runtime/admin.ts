@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { activateBeneficiary } from '../domain/beneficiaries.js';
+import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
+import { forcePayoutStatus } from '../domain/lifecycle.js';
+import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
+import { parseDuration } from '../duration.js';
+import { RequestError } from '../errors.js';
+import { toPaise } from '../money.js';
+import { ScenarioError, loadScenario, scenarioFromValue, type Scenario } from '../scenario/scenario.js';
+import type { State } from '../store/state.js';
+import { toIso } from '../time.js';
+import type { AccountStatus, ApiVersion, CheckoutStatus, PayoutStatus } from '../vocab.js';
+import { PACKAGE_ROOT, VERSION } from '../version.js';
+import type { RefusedTransition } from './journal.js';
+import type { Sandbox } from './sandbox.js';
+import { termsInPaise, type RupeeTerms } from './terms.js';
+import * as views from './views.js';
+
+/** A transition the domain refused (409); the control API notes it on the request's journal entry. */
+export class TransitionRefused extends RequestError {
+  constructor(readonly refusal: RefusedTransition) {
+    super(409, refusal.reason);
+  }
+}
+
+export interface NewMerchantInput extends Omit<RupeeTerms, 'verification_charges'> {
+  name?: string;
+  email?: string;
+  /** Opening balance of the merchant's VAN, in rupees. */
+  balance?: number;
+}
+
+export interface MerchantPatchInput {
+  webhook_url?: string | null;
+  webhook_version?: ApiVersion | null;
+  per_transaction_limit?: number;
+}
+
+export interface NewCheckoutInput {
+  merchant_id: string;
+  /** Rupees. */
+  amount: number;
+  payment_mode?: string;
+  order_id?: string;
+  product_name?: string;
+  customer?: { name?: string; email_id?: string; mobile_no?: string };
+  custom_fields?: string[];
+}
+
+export type ScenarioChoice = { name: string; scenario?: undefined } | { scenario: unknown; name?: undefined };
+
+interface Snapshot {
+  state: State;
+  clock: number;
+  scenario: Scenario;
+  at: string;
+}
+
+/**
+ * The sandbox's admin surface, implemented once (as WireMock's Admin): the control API's routes
+ * and the in-process handle of startSandbox() both call these methods, so the two cannot drift.
+ * Inputs are as the control API takes them (money in rupees); answers are its JSON views.
+ * Failures are RequestErrors with the control API's HTTP status.
+ */
+export class Admin {
+  private readonly snapshotsByName = new Map<string, Snapshot>();
+
+  constructor(private readonly sb: Sandbox) {}
+
+  /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
+  private async commit(): Promise<void> {
+    await this.sb.repo.persist();
+    this.sb.scheduler.runDue().catch((err: unknown) => this.sb.logger.error({ err }, 'running due items failed'));
+  }
+
+  private account(no: string) {
+    const a = this.sb.repo.anyAccount(no);
+    if (!a) throw new RequestError(404, `No account ${no}.`);
+    return a;
+  }
+
+  health() {
+    return { ok: true, version: VERSION };
+  }
+
+  clock() {
+    return views.clockView(this.sb.clock);
+  }
+
+  /** Manual clock: moves time on by a duration (`'24h'`) or milliseconds, firing everything due in order. */
+  async advance(by: string | number) {
+    const ms = typeof by === 'number' ? by : parseDuration(by);
+    if (ms === null || !(ms >= 0)) throw new RequestError(400, `not a duration: ${String(by)} (use e.g. 500ms, 5s, 30m, 24h or 1d)`);
+    if (this.sb.clock.mode !== 'manual') throw new RequestError(409, 'The clock is real: start the sandbox with --clock manual to advance it.');
+    await this.sb.scheduler.advance(ms);
+    return this.clock();
+  }
+
+  /** Back to the fixtures and the configured scenario; snapshots and the journal are cleared. */
+  async reset() {
+    this.snapshotsByName.clear();
+    await this.sb.resetState();
+    this.sb.journal.clear();
+    return { ok: true, clock: this.clock(), scenario: this.sb.scenario().name };
+  }
+
+  async createMerchant(input: NewMerchantInput) {
+    const { merchant, account } = createMerchant(this.sb, {
+      ...termsInPaise(input),
+      name: input.name,
+      email: input.email,
+      balance: input.balance === undefined ? undefined : toPaise(input.balance),
+    });
+    await this.sb.repo.persist();
+    return views.merchantView(merchant, account);
+  }
+
+  async patchMerchant(email: string, patch: MerchantPatchInput) {
+    const merchant = this.sb.repo.merchantByEmailAddress(email);
+    if (!merchant) throw new RequestError(404, `No merchant with the email ${email}.`);
+    const limit = patch.per_transaction_limit;
+    patchMerchant(merchant, { ...patch, per_transaction_limit: limit === undefined ? undefined : toPaise(limit) });
+    await this.sb.repo.persist();
+    return views.merchantTermsView(merchant);
+  }
+
+  async credit(accountNo: string, rupees: number) {
+    const a = this.account(accountNo);
+    creditAccount(this.sb, a, toPaise(rupees));
+    await this.sb.repo.persist();
+    return { account_no: a.account_no, balance: views.ledgerView(a).balance };
+  }
+
+  async setAccountStatus(accountNo: string, status: AccountStatus) {
+    const a = this.account(accountNo);
+    setAccountStatus(a, status);
+    await this.sb.repo.persist();
+    return { account_no: a.account_no, status: a.status, balance: views.ledgerView(a).balance };
+  }
+
+  ledger(accountNo: string) {
+    return views.ledgerView(this.account(accountNo));
+  }
+
+  async forcePayoutStatus(refId: string, status: PayoutStatus, bankResMsg?: string) {
+    const payout = this.sb.repo.anyPayout(refId);
+    if (!payout) throw new RequestError(404, `No payout with ref_id ${refId}.`);
+    const from = payout.status;
+    const result = forcePayoutStatus(this.sb, payout, status, bankResMsg);
+    if (!result.ok) throw new TransitionRefused({ id: refId, from, to: status, reason: result.reason });
+    await this.commit();
+    return views.payoutView(payout);
+  }
+
+  async activateBeneficiary(id: string) {
+    const b = this.sb.repo.anyBeneficiary(id);
+    if (!b) throw new RequestError(404, `No beneficiary ${id}.`);
+    activateBeneficiary(this.sb, b);
+    await this.sb.repo.persist();
+    return views.beneficiaryView(b, this.sb.repo.merchant(b.merchant_id));
+  }
+
+  async createCheckout(input: NewCheckoutInput) {
+    const merchant = this.sb.repo.merchant(input.merchant_id);
+    if (!merchant) throw new RequestError(404, `No merchant with merchant_id "${input.merchant_id}".`);
+    const { transaction, rule } = createCheckoutTransaction(this.sb, merchant, { ...input, amount: toPaise(input.amount) });
+    await this.sb.repo.persist();
+    return { transaction: views.checkoutView(transaction, merchant), rule };
+  }
+
+  async setCheckoutStatus(id: string, status: CheckoutStatus) {
+    const t = this.sb.repo.anyCheckoutTransaction(id);
+    if (!t) throw new RequestError(404, `No checkout transaction ${id}.`);
+    const from = t.status;
+    const refusal = transitionCheckout(this.sb, t, status);
+    if (refusal) throw new TransitionRefused({ id, from, to: status, reason: refusal });
+    await this.sb.repo.persist();
+    return views.checkoutView(t, this.sb.repo.merchant(t.merchant_id));
+  }
+
+  deliveries(filter: { refId?: string; merchantId?: string; limit?: number } = {}) {
+    const limit = Math.min(1000, Math.max(1, filter.limit ?? 100));
+    const list = this.sb.webhooks.list({ ...filter, limit });
+    return { deliveries: list.map((d) => views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d))) };
+  }
+
+  async redeliver(deliveryId: string) {
+    const d = this.sb.webhooks.redeliver(deliveryId);
+    if (!d) throw new RequestError(404, `No webhook delivery ${deliveryId}.`);
+    await this.commit();
+    return views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d));
+  }
+
+  requests(limit = 100) {
+    return { requests: this.sb.journal.list(Math.min(this.sb.journal.capacity, Math.max(1, limit))) };
+  }
+
+  request(id: string) {
+    const entry = this.sb.journal.get(id);
+    if (!entry) throw new RequestError(404, `No request ${id} in the journal (it keeps the last ${this.sb.journal.capacity}).`);
+    return entry;
+  }
+
+  /** Puts a scenario in force: a file of scenarios/ by name, or one given whole. */
+  async useScenario(choice: ScenarioChoice) {
+    if ((choice.name === undefined) === (choice.scenario === undefined)) {
+      throw new RequestError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
+    }
+    try {
+      this.sb.setScenario(choice.name !== undefined ? await loadScenario(scenarioFile(choice.name)) : scenarioFromValue(choice.scenario, 'inline'));
+    } catch (err) {
+      if (err instanceof ScenarioError) throw new RequestError(400, err.message);
+      throw err;
+    }
+    return { name: this.sb.scenario().name, source: this.sb.scenario().source };
+  }
+
+  snapshots() {
+    return { snapshots: [...this.snapshotsByName.entries()].map(([name, s]) => ({ name, at: s.at })) };
+  }
+
+  /** Saves the whole state, the clock and the scenario in force under `name` (in memory). */
+  snapshot(name: string) {
+    const { sb } = this;
+    const at = toIso(sb.clock.now());
+    this.snapshotsByName.set(name, { state: structuredClone(sb.repo.state), clock: sb.clock.now(), scenario: sb.scenario(), at });
+    return { name, at };
+  }
+
+  async restore(name: string) {
+    const snap = this.snapshotsByName.get(name);
+    if (!snap) throw new RequestError(404, `No snapshot named ${name}.`);
+    this.sb.setScenario(snap.scenario);
+    this.sb.replaceState(structuredClone(snap.state), snap.clock);
+    await this.sb.repo.persist();
+    return { name, clock: this.clock() };
+  }
+}
+
+function scenarioFile(name: string): string {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new RequestError(400, 'The name must name a file in scenarios/ (letters, digits, - and _).');
+  const file = ['json', 'yaml', 'yml'].map((ext) => resolve(PACKAGE_ROOT, 'scenarios', `${name}.${ext}`)).find((f) => existsSync(f));
+  if (!file) throw new RequestError(404, `No scenario named ${name} in scenarios/.`);
+  return file;
+}

@@ -1,0 +1,94 @@
+import { beneficiaryRecord, checkoutRecord, payoutRecord } from '../contract/records.js';
+import { ledgerSum } from '../domain/ledger.js';
+import { toRupees } from '../money.js';
+import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, WebhookDelivery } from '../store/state.js';
+import { toIso } from '../time.js';
+import type { Clock } from '../clock.js';
+
+/** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
+
+export function clockView(clock: Clock) {
+  return { now: toIso(clock.now()), mode: clock.mode, speed: clock.mode === 'manual' ? 0 : clock.speed };
+}
+
+export function merchantView(merchant: Merchant, van: Account) {
+  return {
+    merchant_id: merchant.merchant_id,
+    name: merchant.name,
+    email: merchant.email,
+    api_key: merchant.api_key,
+    api_secret: merchant.api_secret,
+    access_token: merchant.access_token,
+    account_no: van.account_no,
+    balance: toRupees(van.balance),
+    fees: { '1001': toRupees(merchant.fees['1001']), '1002': toRupees(merchant.fees['1002']), '1003': toRupees(merchant.fees['1003']) },
+    tax_rate_percent: merchant.tax_rate_percent,
+    per_transaction_limit: toRupees(merchant.per_transaction_limit),
+    verification_charges: Object.fromEntries(Object.entries(merchant.verification_charges).map(([t, p]) => [t, toRupees(p)])),
+    webhook_url: merchant.webhook_url,
+    webhook_version: merchant.webhook_version,
+    headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret },
+    checkout_headers: { MerchantId: merchant.merchant_id, AccessToken: merchant.access_token },
+  };
+}
+
+export function merchantTermsView(merchant: Merchant) {
+  return {
+    merchant_id: merchant.merchant_id,
+    email: merchant.email,
+    webhook_url: merchant.webhook_url,
+    webhook_version: merchant.webhook_version,
+    per_transaction_limit: toRupees(merchant.per_transaction_limit),
+  };
+}
+
+export function ledgerView(a: Account) {
+  const sum = ledgerSum(a);
+  return {
+    account_no: a.account_no,
+    merchant_id: a.merchant_id,
+    status: a.status,
+    balance: toRupees(a.balance),
+    ledger_sum: toRupees(sum),
+    balanced: sum === a.balance,
+    entries: a.ledger.map((e) => ({
+      seq: e.seq,
+      at: toIso(e.at),
+      type: e.type,
+      amount: toRupees(e.amount),
+      balance_after: toRupees(e.balance_after),
+      ref: e.ref,
+      note: e.note,
+    })),
+  };
+}
+
+export function payoutView(p: Payout) {
+  return { merchant_id: p.merchant_id, transaction: payoutRecord(p) };
+}
+
+export function beneficiaryView(b: Beneficiary, merchant: Merchant | undefined) {
+  return merchant ? beneficiaryRecord(b, merchant) : { bene_id: b.bene_id, status: b.status };
+}
+
+export function checkoutView(t: CheckoutTransaction, merchant: Merchant | undefined) {
+  return merchant ? checkoutRecord(t, merchant) : { payment_id: t.payment_id, status: t.status };
+}
+
+export function deliveryView(d: WebhookDelivery, next: number | null) {
+  return {
+    delivery_id: d.delivery_id,
+    merchant_id: d.merchant_id,
+    ref_id: d.ref_id,
+    event_status: d.event_status,
+    version: d.version,
+    target_url: d.target_url,
+    state: d.state,
+    wrong_signature: d.wrong_signature,
+    duplicate_of: d.duplicate_of,
+    created_at: toIso(d.created_at),
+    next_attempt_at: next === null ? null : toIso(next),
+    attempts: d.attempts.map((a) => ({ ...a, at: toIso(a.at) })),
+    body: JSON.parse(d.body) as unknown,
+  };
+}
