@@ -108,7 +108,7 @@ export const VerificationMembers = {
   DRIVING_LICENSE: {
     member: 'dl',
     schema: Type.Object({
-      dl_number: Type.String({ pattern: '^[A-Z]{2}[0-9]{2}[ -]?[0-9]{4}[0-9]{7}$', 'x-message': 'format is invalid.' }),
+      dl_number: Type.String({ pattern: '^[A-Z]{2}[ -]?[0-9]{2}[ -]?[0-9]{4}[ -]?[0-9]{7}$', 'x-message': 'format is invalid.' }),
       dob: IsoDate(),
     }),
   },

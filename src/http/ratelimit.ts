@@ -3,7 +3,7 @@ import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-li
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
 import type { RateLimitRule } from '../scenario/scenario.js';
-import type { Counters } from '../runtime/sandbox.js';
+import type { Counters } from '../runtime/core.js';
 
 
 /**

@@ -13,7 +13,7 @@ import { toIso } from '../time.js';
 import type { AccountStatus, ApiVersion, CheckoutStatus, PayoutStatus } from '../vocab.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import type { RefusedTransition } from './journal.js';
-import type { Sandbox } from './sandbox.js';
+import type { SandboxCore } from './core.js';
 import { termsInPaise, type RupeeTerms } from './terms.js';
 import * as views from './views.js';
 
@@ -66,7 +66,7 @@ interface Snapshot {
 export class Admin {
   private readonly snapshotsByName = new Map<string, Snapshot>();
 
-  constructor(private readonly sb: Sandbox) {}
+  constructor(private readonly sb: SandboxCore) {}
 
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
   private async commit(): Promise<void> {

@@ -271,3 +271,17 @@ describe('verification results from the scenario', () => {
     expect((await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } })).body.data.verify_response.valid).toBe(true);
   });
 });
+
+test('a driving licence number is accepted in every documented form and verifies the same', async () => {
+  const forms = ['MH12 2015 0012345', 'MH-12-2015-0012345', 'MH1220150012345', 'MH12-2015 0012345'];
+  const answers = [];
+  for (const dl_number of forms) {
+    const res = await verify({ verification_type: 'DRIVING_LICENSE', dl: { dl_number, dob: '1990-05-17' } });
+    expect(res.status).toBe(200);
+    answers.push(res.body.data.verify_response);
+  }
+  expect(answers[0]).toMatchObject({ dl_number: 'MH1220150012345', valid: true, state: 'Maharashtra' });
+  for (const a of answers) expect(a).toEqual(answers[0]);
+  const bad = await verify({ verification_type: 'DRIVING_LICENSE', dl: { dl_number: 'MH 12 2015 001234', dob: '1990-05-17' } });
+  expect(bad.status).toBe(400);
+});

@@ -6,7 +6,7 @@ import type { Sandbox } from '../../runtime/sandbox.js';
 import { secretEquals } from '../auth.js';
 import { noteRefusal } from '../journal.js';
 import { inputParser } from '../validation.js';
-import { openApiDocument } from './openapi.js';
+import { openApiDocument } from '../../contract/openapi.js';
 import * as body from './schemas.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */

@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
-import { OPERATIONS } from '../../contract/operations.js';
-import { EnvelopeA, WebhookV1, WebhookV2 } from '../../contract/responses.js';
-import { VERSION } from '../../version.js';
+import { OPERATIONS, type Operation } from './operations.js';
+import { EnvelopeA, WebhookV1, WebhookV2 } from './responses.js';
+import { VERSION } from '../version.js';
 
 /**
  * A plain JSON Schema from a TypeBox one: TypeBox's symbol keys drop out in the JSON round trip;
@@ -28,36 +28,39 @@ function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
 
 let cached: Record<string, unknown> | null = null;
 
+/** One operation's OpenAPI object. */
+function operationObject(op: Operation): Record<string, unknown> {
+  const responses = Object.fromEntries(
+    Object.entries(op.responses).map(([status, [description, schema]]) => [
+      status,
+      { description, content: { 'application/json': { schema: plain(schema) } } },
+    ]),
+  );
+  responses['404'] ??= { description: 'Unknown route (envelope A)', content: { 'application/json': { schema: plain(EnvelopeA) } } };
+  responses['500'] = { description: 'Internal error (envelope A)', content: { 'application/json': { schema: plain(EnvelopeA) } } };
+  const operation: Record<string, unknown> = {
+    operationId: op.id,
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    security: op.security === 'dashboard' ? [{ merchantEmail: [], apiKey: [], apiSecret: [] }] : [{ merchantId: [], accessToken: [] }],
+    parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query')],
+    responses,
+  };
+  if (op.body) {
+    const schema = plain(op.body);
+    operation.requestBody = {
+      required: true,
+      content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
+    };
+  }
+  return operation;
+}
+
 /** OpenAPI 3.1 of the emulated API, from the same schemas that validate requests and shape responses. */
 export function openApiDocument(): Record<string, unknown> {
   if (cached) return cached;
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const op of OPERATIONS) {
-    const responses = Object.fromEntries(
-      Object.entries(op.responses).map(([status, [description, schema]]) => [
-        status,
-        { description, content: { 'application/json': { schema: plain(schema) } } },
-      ]),
-    );
-    responses['404'] ??= { description: 'Unknown route (envelope A)', content: { 'application/json': { schema: plain(EnvelopeA) } } };
-    responses['500'] = { description: 'Internal error (envelope A)', content: { 'application/json': { schema: plain(EnvelopeA) } } };
-    const operation: Record<string, unknown> = {
-      operationId: op.id,
-      summary: op.summary,
-      ...(op.description ? { description: op.description } : {}),
-      security: op.security === 'dashboard' ? [{ merchantEmail: [], apiKey: [], apiSecret: [] }] : [{ merchantId: [], accessToken: [] }],
-      parameters: [...parameters(op.params, 'path'), ...parameters(op.query, 'query')],
-      responses,
-    };
-    if (op.body) {
-      const schema = plain(op.body);
-      operation.requestBody = {
-        required: true,
-        content: { 'application/json': { schema }, 'application/x-www-form-urlencoded': { schema } },
-      };
-    }
-    (paths[op.path] ??= {})[op.method] = operation;
-  }
+  for (const op of OPERATIONS) (paths[op.path] ??= {})[op.method] = operationObject(op);
   cached = {
     openapi: '3.1.0',
     info: {

@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import type { DomainContext, PayoutEvents } from '../domain/context.js';
+import type { SandboxRandom } from '../random.js';
+import type { RateLimitRule, Scenario } from '../scenario/scenario.js';
+import type { Scheduler } from '../scheduler.js';
+import type { Repo } from '../store/repo.js';
+import type { State } from '../store/state.js';
+import type { Store } from '../store/store.js';
+import type { WebhookOutbox } from '../webhooks/outbox.js';
+import type { SandboxConfig } from './config.js';
+import type { Journal } from './journal.js';
+
+export interface RateLimits {
+  status_check: RateLimitRule;
+  balance_check: RateLimitRule;
+}
+
+/** Counters kept outside the state (rate-limit windows): cleared whenever the state is replaced. */
+export interface Counters {
+  resetAll(): void;
+}
+
+/** The running sandbox without its admin surface: the store, the clock, the scheduler, the outbox. */
+export interface SandboxCore extends DomainContext {
+  config: SandboxConfig;
+  store: Store;
+  repo: Repo;
+  clock: Clock;
+  random: SandboxRandom;
+  logger: Logger;
+  scheduler: Scheduler;
+  events: PayoutEvents;
+  webhooks: WebhookOutbox;
+  /** The scenario in force. */
+  scenario(): Scenario;
+  /** Puts another scenario in force (for what is decided from now on). */
+  setScenario(next: Scenario): void;
+  journal: Journal;
+  /** The rate limiters' counters (cleared on reset and restore). */
+  counters: Set<Counters>;
+  /**
+   * Puts a whole state in force (reset, snapshot restore): indexes, due items and the outbox follow
+   * it; the manual clock goes to `clockNow`; counters are cleared. The caller persists.
+   */
+  replaceState(next: State, clockNow: number): void;
+  /** Back to the fixtures and the configured scenario; the manual clock back to its start. */
+  resetState(): Promise<void>;
+  /** The limits in force, or null for a limit that is off. */
+  rateLimit(name: keyof RateLimits): RateLimitRule | null;
+  /** Writes everything and releases timers; nothing is answered after it. */
+  close(): Promise<void>;
+}
+

@@ -1,0 +1,103 @@
+import request from 'supertest';
+import { createApp, type SandboxApp } from '../src/app.js';
+import { DEMO, demoHeaders, payoutBody } from './helpers.js';
+
+/**
+ * The control API and the in-process handle are one implementation (the Admin facade): the same
+ * admin scenario, run once over HTTP and once in-process on twin sandboxes, gives the same answers.
+ */
+
+type Step = [op: string, run: (admin: AdminDriver) => Promise<unknown>];
+
+interface AdminDriver {
+  call(method: 'get' | 'post' | 'patch' | 'put', path: string, body?: unknown): Promise<unknown>;
+}
+
+function httpDriver(app: SandboxApp): AdminDriver {
+  return {
+    call: async (method, path, body) => {
+      const res = await request(app)[method](`/__sandbox${path}`).send(body as object);
+      return res.status >= 400 ? { error: res.body.error, status: res.status } : res.body;
+    },
+  };
+}
+
+/** The same calls, made on `app.sandbox.admin` directly. */
+function inProcessDriver(app: SandboxApp): AdminDriver {
+  const admin = app.sandbox.admin;
+  const routes: Array<[string, RegExp, (m: RegExpExecArray, body: Record<string, never>) => unknown]> = [
+    ['post', /^\/merchants$/, (_m, b) => admin.createMerchant(b)],
+    ['patch', /^\/merchants\/(.+)$/, (m, b) => admin.patchMerchant(m[1], b)],
+    ['post', /^\/accounts\/(\w+)\/credit$/, (m, b) => admin.credit(m[1], (b as { amount: number }).amount)],
+    ['patch', /^\/accounts\/(\w+)$/, (m, b) => admin.setAccountStatus(m[1], (b as { status: 'ACTIVE' }).status)],
+    ['get', /^\/accounts\/(\w+)\/ledger$/, (m) => admin.ledger(m[1])],
+    ['post', /^\/payouts\/(\w+)\/status$/, (m, b) => admin.forcePayoutStatus(m[1], (b as { status: 'Success' }).status)],
+    ['post', /^\/snapshots$/, (_m, b) => admin.snapshot((b as { name: string }).name)],
+    ['get', /^\/snapshots$/, () => admin.snapshots()],
+    ['post', /^\/snapshots\/(\w+)\/restore$/, (m) => admin.restore(m[1])],
+    ['post', /^\/clock\/advance$/, (_m, b) => admin.advance((b as { by: string }).by)],
+    ['get', /^\/clock$/, () => admin.clock()],
+    ['post', /^\/reset$/, () => admin.reset()],
+    ['get', /^\/webhooks$/, () => admin.deliveries()],
+  ];
+  return {
+    call: async (method, path, body) => {
+      for (const [m, re, run] of routes) {
+        const match = re.exec(path);
+        if (m === method && match) {
+          try {
+            return JSON.parse(JSON.stringify(await run(match, (body ?? {}) as Record<string, never>)));
+          } catch (err) {
+            return { error: (err as Error).message, status: (err as { httpCode?: number }).httpCode };
+          }
+        }
+      }
+      throw new Error(`no in-process call for ${method} ${path}`);
+    },
+  };
+}
+
+async function scenario(app: SandboxApp, admin: AdminDriver): Promise<Array<[string, unknown]>> {
+  const out: Array<[string, unknown]> = [];
+  const step = async (name: string, p: Promise<unknown>) => out.push([name, await p]);
+  const payout = await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).send(payoutBody({ client_ref_id: 'PARITY1' }));
+  const refId = payout.body.data.ref_id as string;
+  await step('create merchant', admin.call('post', '/merchants', { name: 'Parity Co', email: 'parity@example.com', balance: 500 }));
+  await step('duplicate merchant', admin.call('post', '/merchants', { email: 'parity@example.com' }));
+  await step('patch merchant', admin.call('patch', '/merchants/parity@example.com', { per_transaction_limit: 250.5 }));
+  await step('credit', admin.call('post', `/accounts/${DEMO.van1}/credit`, { amount: 99.99 }));
+  await step('unknown account', admin.call('post', '/accounts/NOSUCHACCOUNT/credit', { amount: 1 }));
+  await step('deactivate', admin.call('patch', `/accounts/${DEMO.van2}`, { status: 'INACTIVE' }));
+  await step('snapshot', admin.call('post', '/snapshots', { name: 'before' }));
+  await step('force success', admin.call('post', `/payouts/${refId}/status`, { status: 'Success' }));
+  await step('refused transition', admin.call('post', `/payouts/${refId}/status`, { status: 'Pending' }));
+  await step('advance', admin.call('post', '/clock/advance', { by: '2h' }));
+  await step('ledger', admin.call('get', `/accounts/${DEMO.van1}/ledger`));
+  await step('restore', admin.call('post', '/snapshots/before/restore'));
+  await step('ledger after restore', admin.call('get', `/accounts/${DEMO.van1}/ledger`));
+  await step('reset', admin.call('post', '/reset'));
+  await step('snapshots after reset', admin.call('get', '/snapshots'));
+  await step('restore after reset', admin.call('post', '/snapshots/before/restore'));
+  await step('clock', admin.call('get', '/clock'));
+  return out;
+}
+
+test('the same admin scenario gives the same answers over HTTP and in-process', async () => {
+  const options = { data: 'memory', clock: 'manual', seed: 7, logLevel: 'silent' } as const;
+  const [a, b] = await Promise.all([createApp(options), createApp(options)]);
+  try {
+    const overHttp = await scenario(a, httpDriver(a));
+    const inProcess = await scenario(b, inProcessDriver(b));
+    expect(inProcess).toEqual(overHttp);
+    // And the scenario did what it says (so equal answers are not equal nothings).
+    const byName = Object.fromEntries(overHttp) as Record<string, Record<string, unknown>>;
+    expect(byName['duplicate merchant']).toEqual({ status: 409, error: 'A merchant with the email parity@example.com exists already.' });
+    expect(byName['refused transition']).toMatchObject({ status: 409 });
+    expect(byName['snapshots after reset']).toEqual({ snapshots: [] });
+    expect(byName['restore after reset']).toEqual({ status: 404, error: 'No snapshot named before.' });
+    expect(byName['ledger']).toMatchObject({ balanced: true });
+  } finally {
+    await a.sandbox.close();
+    await b.sandbox.close();
+  }
+});

@@ -1,0 +1,103 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+/**
+ * The shape of src/: every import points down the layers below (or stays in its layer), there
+ * are no cycles, no file is over 250 lines and no function over 60.
+ */
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+
+/** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
+const LAYERS: Array<[name: string, pattern: RegExp]> = [
+  ['base', /^(vocab|own|money|time|duration|errors|clock|random|version|input-file)\.ts$/],
+  ['store', /^(store\/|scheduler\.ts$)/],
+  ['contract', /^contract\//],
+  ['scenario', /^scenario\//],
+  ['domain', /^domain\//],
+  ['webhooks', /^webhooks\//],
+  ['runtime', /^runtime\//],
+  ['http', /^http\//],
+  ['app', /^(app|listen)\.ts$/],
+  ['entry', /^(cli|index)\.ts$/],
+];
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? filesUnder(join(dir, e.name)) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+  );
+}
+
+const files = filesUnder(SRC).map((f) => relative(SRC, f).split('\\').join('/'));
+
+function layerOf(file: string): number {
+  const i = LAYERS.findIndex(([, p]) => p.test(file));
+  if (i < 0) throw new Error(`${file} is in no layer: add it to LAYERS`);
+  return i;
+}
+
+function sourceOf(file: string): ts.SourceFile {
+  return ts.createSourceFile(file, readFileSync(join(SRC, file), 'utf8'), ts.ScriptTarget.ES2022, true);
+}
+
+function importsOf(file: string): string[] {
+  const out: string[] = [];
+  for (const stmt of sourceOf(file).statements) {
+    const spec = (ts.isImportDeclaration(stmt) || ts.isExportDeclaration(stmt)) && stmt.moduleSpecifier;
+    if (spec && ts.isStringLiteral(spec) && spec.text.startsWith('.')) {
+      out.push(relative(SRC, resolve(join(SRC, dirname(file)), spec.text)).split('\\').join('/').replace(/\.js$/, '.ts'));
+    }
+  }
+  return out;
+}
+
+test('every file belongs to a layer, and every import points to its own layer or one below', () => {
+  const upward: string[] = [];
+  for (const file of files) {
+    for (const target of importsOf(file)) {
+      if (layerOf(target) > layerOf(file)) upward.push(`${file} (${LAYERS[layerOf(file)][0]}) → ${target} (${LAYERS[layerOf(target)][0]})`);
+    }
+  }
+  expect(upward).toEqual([]);
+});
+
+test('no import cycles', () => {
+  const graph = new Map(files.map((f) => [f, importsOf(f)]));
+  const state = new Map<string, 'open' | 'done'>();
+  const cycles: string[] = [];
+  const visit = (f: string, path: string[]) => {
+    if (state.get(f) === 'done') return;
+    if (state.get(f) === 'open') {
+      cycles.push([...path.slice(path.indexOf(f)), f].join(' → '));
+      return;
+    }
+    state.set(f, 'open');
+    for (const t of graph.get(f) ?? []) visit(t, [...path, f]);
+    state.set(f, 'done');
+  };
+  for (const f of files) visit(f, []);
+  expect(cycles).toEqual([]);
+});
+
+test('no file over 250 lines', () => {
+  const long = files.map((f) => [f, readFileSync(join(SRC, f), 'utf8').split('\n').length] as const).filter(([, n]) => n > 250);
+  expect(long).toEqual([]);
+});
+
+test('no function over 60 lines', () => {
+  const long: string[] = [];
+  for (const file of files) {
+    const sf = sourceOf(file);
+    const walk = (node: ts.Node) => {
+      if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+        const start = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line;
+        const end = sf.getLineAndCharacterOfPosition(node.getEnd()).line;
+        if (end - start + 1 > 60) long.push(`${file}:${start + 1} (${end - start + 1} lines)`);
+      }
+      ts.forEachChild(node, walk);
+    };
+    walk(sf);
+  }
+  expect(long).toEqual([]);
+});
