@@ -1,6 +1,4 @@
-import { randomUUID } from 'node:crypto';
 import express, { Router, type ErrorRequestHandler, type Express } from 'express';
-import { pinoHttp } from 'pino-http';
 import { BusinessError, CheckoutError, RequestError, transportMessage } from './errors.js';
 import { balanceHandlers } from './http/api/balance.js';
 import { beneficiaryHandlers } from './http/api/beneficiaries.js';
@@ -12,6 +10,7 @@ import { journalMiddleware } from './http/journal.js';
 import { mountOperations } from './http/mount.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
+import { requestId, requestLog } from './http/request-log.js';
 import type { SandboxOptions } from './runtime/config.js';
 import { openSandbox, type Sandbox } from './runtime/sandbox.js';
 
@@ -32,33 +31,19 @@ function apiRouter(sb: Sandbox): Router {
   return router;
 }
 
-function requestLogger(sb: Sandbox) {
-  return pinoHttp({
-    logger: sb.logger,
-    genReqId: (_req, res) => {
-      const id = randomUUID();
-      res.setHeader('X-Request-Id', id);
-      return id;
-    },
-    customProps: (_req, res) => ({ merchant: (res as express.Response).locals?.merchant?.merchant_id ?? null }),
-    serializers: {
-      req: (req: { id: string; method: string; url: string }) => ({ id: req.id, method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-  });
-}
-
 /** Express only: mounts a running sandbox (from openSandbox) on a new app, not listening. */
 export function appOf(sb: Sandbox): SandboxApp {
   const app = express() as SandboxApp;
   app.sandbox = sb;
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(requestLogger(sb));
-  app.use(journalMiddleware(sb.journal, sb.clock));
+  app.use(requestLog(sb.logger));
+  if (sb.journal.enabled) app.use(journalMiddleware(sb.journal, sb.clock));
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
-  app.use(controlRouter(sb));
+  // Only requests under /__sandbox walk the control routes: the emulated API's skip them at once.
+  const control = controlRouter(sb);
+  app.use((req, res, next) => (req.url.startsWith('/__sandbox') ? control(req, res, next) : next()));
   app.use(apiRouter(sb));
   app.use(notFound);
   app.use(errorHandler(sb));
@@ -98,7 +83,7 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
       return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
     }
-    sb.logger.error({ err, reqId: req.id }, 'internal error');
+    sb.logger.error({ err, reqId: requestId(req) }, 'internal error');
     sendError(res, new RequestError(500, transportMessage(500)));
   };
 }

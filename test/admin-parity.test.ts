@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any */
 import request from 'supertest';
 import { createApp, type SandboxApp } from '../src/app.js';
 import { DEMO, demoHeaders, payoutBody } from './helpers.js';
@@ -25,7 +26,7 @@ function httpDriver(app: SandboxApp): AdminDriver {
 /** The same calls, made on `app.sandbox.admin` directly. */
 function inProcessDriver(app: SandboxApp): AdminDriver {
   const admin = app.sandbox.admin;
-  const routes: Array<[string, RegExp, (m: RegExpExecArray, body: Record<string, never>) => unknown]> = [
+  const routes: Array<[string, RegExp, (m: RegExpExecArray, body: Record<string, any>) => unknown]> = [
     ['post', /^\/merchants$/, (_m, b) => admin.createMerchant(b)],
     ['patch', /^\/merchants\/(.+)$/, (m, b) => admin.patchMerchant(m[1], b)],
     ['post', /^\/accounts\/(\w+)\/credit$/, (m, b) => admin.credit(m[1], (b as { amount: number }).amount)],
@@ -46,7 +47,7 @@ function inProcessDriver(app: SandboxApp): AdminDriver {
         const match = re.exec(path);
         if (m === method && match) {
           try {
-            return JSON.parse(JSON.stringify(await run(match, (body ?? {}) as Record<string, never>)));
+            return JSON.parse(JSON.stringify(await run(match, (body ?? {}) as Record<string, any>)));
           } catch (err) {
             return { error: (err as Error).message, status: (err as { httpCode?: number }).httpCode };
           }

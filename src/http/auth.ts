@@ -3,34 +3,59 @@ import type { Request } from 'express';
 import type { Repo } from '../store/repo.js';
 import type { Merchant } from '../store/state.js';
 
-function digest(value: string): Buffer {
-  return createHash('sha256').update(value, 'utf8').digest();
+/**
+ * Constant-time equality of a presented value and an expected one held as bytes: no hashing per
+ * request. Only the expected value's length can be learned from timing (a wrong length compares
+ * the expected value with itself, so it costs the same as a wrong value of the right length).
+ */
+export function bytesEqual(given: string, expected: Buffer): boolean {
+  const g = Buffer.from(given, 'utf8');
+  if (g.length !== expected.length) {
+    timingSafeEqual(expected, expected);
+    return false;
+  }
+  return timingSafeEqual(g, expected);
 }
 
-/** Constant-time equality of two secrets of any length (compared as SHA-256 digests). */
+/** Constant-time equality of two secrets of any length, length included (compared as SHA-256 digests). */
 export function secretEquals(given: string, expected: string): boolean {
+  const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(expected));
 }
 
-// Compared against when the email is unknown, so a miss costs the same as a wrong secret.
-const NO_MERCHANT = { api_key: '\u0000no-merchant-key', api_secret: '\u0000no-merchant-secret' };
+interface Expected {
+  key: Buffer;
+  secret: Buffer;
+  token: Buffer;
+}
+
+/** Each merchant's credentials as bytes, made once per merchant record (a restore makes new records). */
+const expectedOf = (() => {
+  const cache = new WeakMap<object, Expected>();
+  return (m: Pick<Merchant, 'api_key' | 'api_secret' | 'access_token'>): Expected => {
+    let e = cache.get(m);
+    if (!e) cache.set(m, (e = { key: Buffer.from(m.api_key), secret: Buffer.from(m.api_secret), token: Buffer.from(m.access_token) }));
+    return e;
+  };
+})();
+
+// Compared against when the merchant is unknown, so a miss costs the same as a wrong secret.
+const NO_MERCHANT = { api_key: '\u0000no-merchant-key-00000', api_secret: '\u0000no-merchant-secret-000000000000000', access_token: '\u0000no-merchant-token-00000' };
 
 /** The three dashboard headers, matched to one merchant. */
 export function authenticateDashboard(repo: Repo, headers: Request['headers']): Merchant | null {
   const email = headerValue(headers['x-merchant-email']);
-  const key = headerValue(headers['x-api-key']);
-  const secret = headerValue(headers['x-api-secret']);
   const merchant = repo.merchantByEmailAddress(email);
-  const expected = merchant ?? NO_MERCHANT;
-  const keyOk = secretEquals(key, expected.api_key);
-  const secretOk = secretEquals(secret, expected.api_secret);
+  const expected = expectedOf(merchant ?? NO_MERCHANT);
+  const keyOk = bytesEqual(headerValue(headers['x-api-key']), expected.key);
+  const secretOk = bytesEqual(headerValue(headers['x-api-secret']), expected.secret);
   return merchant && keyOk && secretOk && email !== '' ? merchant : null;
 }
 
 /** The checkout API's `MerchantId` and `AccessToken` headers, matched to one merchant. */
 export function authenticateCheckout(repo: Repo, headers: Request['headers']): Merchant | null {
   const merchant = repo.merchant(headerValue(headers['merchantid']));
-  const tokenOk = secretEquals(headerValue(headers['accesstoken']), merchant?.access_token ?? NO_MERCHANT.api_secret);
+  const tokenOk = bytesEqual(headerValue(headers['accesstoken']), expectedOf(merchant ?? NO_MERCHANT).token);
   return merchant && tokenOk ? merchant : null;
 }
 

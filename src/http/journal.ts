@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Clock } from '../clock.js';
 import type { Journal, RefusedTransition } from '../runtime/journal.js';
-import { toIso } from '../time.js';
+import { requestId } from './request-log.js';
 
 /** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
 export function noteRefusal(res: Response, refusal: RefusedTransition): void {
@@ -12,14 +12,14 @@ export function noteRefusal(res: Response, refusal: RefusedTransition): void {
 /** Records every request (but the journal's own reads) when its connection closes. */
 export function journalMiddleware(journal: Journal, clock: Clock) {
   return (req: Request, res: Response, next: NextFunction) => {
-    if (req.path.startsWith('/__sandbox/requests')) return next();
+    if (req.url.startsWith('/__sandbox/requests')) return next();
     const started = performance.now();
-    const at = toIso(clock.now());
+    const at = clock.now();
     res.once('close', () => {
       journal.add({
-        request_id: String(req.id),
+        request_id: requestId(req),
         method: req.method,
-        path: req.path,
+        path: req.originalUrl.split('?')[0],
         merchant_id: (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id ?? null,
         status: res.headersSent ? res.statusCode : null,
         at,

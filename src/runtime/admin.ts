@@ -198,6 +198,7 @@ export class Admin {
 
   request(id: string) {
     const entry = this.sb.journal.get(id);
+    if (!entry && !this.sb.journal.enabled) throw new RequestError(404, 'The request journal is off (--journal-size 0).');
     if (!entry) throw new RequestError(404, `No request ${id} in the journal (it keeps the last ${this.sb.journal.capacity}).`);
     return entry;
   }

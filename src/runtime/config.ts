@@ -28,7 +28,7 @@ export interface SandboxConfig {
   adminToken: string | null;
   rateLimits: boolean;
   logLevel: LogLevel;
-  /** How many requests the control API's journal keeps. */
+  /** How many requests the control API's journal keeps (0: no journal, and no work per request for it). */
   journalSize: number;
 }
 
@@ -59,7 +59,7 @@ export const RANGES = {
   port: { min: 0, max: 65535 },
   checkoutPort: { min: 0, max: 65535 },
   seed: { min: 0, max: Number.MAX_SAFE_INTEGER },
-  journalSize: { min: 1, max: 100_000 },
+  journalSize: { min: 0, max: 100_000 },
 } as const;
 
 type Ranged = keyof typeof RANGES;

@@ -1,3 +1,5 @@
+import { toIso } from '../time.js';
+
 /** A transition a request asked for and the domain refused (shown in the request's explain). */
 export interface RefusedTransition {
   id: string;
@@ -20,24 +22,37 @@ export interface JournalEntry {
   refused_transitions: RefusedTransition[];
 }
 
-/** The request journal: the last `capacity` requests, by id and in order. */
+/** As recorded on the request path: the time as a number, formatted only when read. */
+export type RecordedEntry = Omit<JournalEntry, 'at'> & { at: number };
+
+const view = (e: RecordedEntry): JournalEntry => ({ ...e, at: toIso(e.at) });
+
+/** The request journal: the last `capacity` requests, by id and in order (capacity 0: off). */
 export class Journal {
-  private readonly entries = new Map<string, JournalEntry>();
+  private readonly entries = new Map<string, RecordedEntry>();
 
   constructor(readonly capacity = 1000) {}
 
-  add(entry: JournalEntry): void {
+  get enabled(): boolean {
+    return this.capacity > 0;
+  }
+
+  add(entry: RecordedEntry): void {
     this.entries.set(entry.request_id, entry);
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
   }
 
   get(id: string): JournalEntry | undefined {
-    return this.entries.get(id);
+    const e = this.entries.get(id);
+    return e && view(e);
   }
 
   /** Newest first. */
   list(limit = 100): JournalEntry[] {
-    return [...this.entries.values()].reverse().slice(0, limit);
+    const out: JournalEntry[] = [];
+    const all = [...this.entries.values()];
+    for (let i = all.length - 1; i >= 0 && out.length < limit; i--) out.push(view(all[i]));
+    return out;
   }
 
   clear(): void {

@@ -49,7 +49,7 @@ function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
         call.payout = lookupPayout(sb, call.merchant, call.input);
         next();
       },
-      statusLimit,
+      ...(sb.config.rateLimits ? [statusLimit] : []),
     ],
     handle: (call) => {
       const { res, payout } = call as StatusCall;

@@ -123,9 +123,12 @@ function adminAuth(token: string | null): RequestHandler {
 /** The sandbox's own surface, apart from the emulated API (SPEC 9), under `/__sandbox`. */
 export function controlRouter(sb: Sandbox): Router {
   const router = Router();
-  router.use('/__sandbox', adminAuth(sb.config.adminToken));
-  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...recordRoutes(sb.admin)]) router[method](`/__sandbox${path}`, handler(handle));
-  router.use('/__sandbox', (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));
-  router.use('/__sandbox', controlErrorHandler);
+  const prefix = '/__sandbox';
+  router.use(prefix, adminAuth(sb.config.adminToken));
+  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...recordRoutes(sb.admin)]) {
+    router[method](`${prefix}${path}`, handler(handle));
+  }
+  router.use(prefix, (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));
+  router.use(prefix, controlErrorHandler);
   return router;
 }
