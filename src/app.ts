@@ -6,11 +6,10 @@ import { checkoutHandlers } from './http/api/checkout.js';
 import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
 import { controlRouter } from './http/control/router.js';
-import { journalMiddleware } from './http/journal.js';
 import { mountOperations } from './http/mount.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
-import { requestId, requestLog } from './http/request-log.js';
+import { requestId, requestTracking } from './http/requests.js';
 import type { SandboxOptions } from './runtime/config.js';
 import { openSandbox, type Sandbox } from './runtime/sandbox.js';
 
@@ -37,8 +36,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.sandbox = sb;
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(requestLog(sb.logger));
-  if (sb.journal.enabled) app.use(journalMiddleware(sb.journal, sb.clock));
+  app.use(requestTracking(sb.logger, sb.journal, sb.clock));
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
   // Only requests under /__sandbox walk the control routes: the emulated API's skip them at once.

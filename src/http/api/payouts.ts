@@ -5,6 +5,7 @@ import { MESSAGES, RequestError } from '../../errors.js';
 import { toPaise } from '../../money.js';
 import type { Sandbox } from '../../runtime/sandbox.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
+import type { RequestHandler } from 'express';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { callOf, type Call, type OperationHandler, type OperationHandlers } from '../mount.js';
 import { limiter } from '../ratelimit.js';
@@ -30,7 +31,31 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
 
 type StatusCall = Call<PayoutStatusRequest> & { payout?: Payout };
 
+/** The status check's body as JSON, kept per payout until its next status change (polling loops read it often). */
+const statusJson = (() => {
+  const cache = new WeakMap<Payout, { changes: number; json: string }>();
+  return (p: Payout): string => {
+    const hit = cache.get(p);
+    if (hit && hit.changes === p.history.length) return hit.json;
+    const json = JSON.stringify(statusCheckBody(p));
+    cache.set(p, { changes: p.history.length, json });
+    return json;
+  };
+})();
+
 function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
+  const lookup = (call: StatusCall) => (call.payout = lookupPayout(sb, call.merchant, call.input));
+  const answer = ({ res, payout }: StatusCall) => {
+    res.status(200).type('json').send(statusJson(foundPayout(payout)));
+  };
+  if (!sb.config.rateLimits) {
+    return {
+      handle: (call) => {
+        lookup(call as StatusCall);
+        answer(call as StatusCall);
+      },
+    };
+  }
   const statusLimit = limiter(
     sb.clock,
     () => sb.rateLimit('status_check'),
@@ -42,20 +67,14 @@ function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
     },
     sb.counters,
   );
-  return {
-    before: [
-      (_req, res, next) => {
-        const call = callOf<PayoutStatusRequest>(res) as StatusCall;
-        call.payout = lookupPayout(sb, call.merchant, call.input);
-        next();
-      },
-      ...(sb.config.rateLimits ? [statusLimit] : []),
-    ],
-    handle: (call) => {
-      const { res, payout } = call as StatusCall;
-      res.status(200).json(statusCheckBody(foundPayout(payout)));
+  const before: RequestHandler[] = [
+    (_req, res, next) => {
+      lookup(callOf<PayoutStatusRequest>(res) as StatusCall);
+      next();
     },
-  };
+    statusLimit,
+  ];
+  return { before, handle: (call) => answer(call as StatusCall) };
 }
 
 export function payoutHandlers(sb: Sandbox): OperationHandlers {

@@ -4,7 +4,7 @@ import { RequestError } from '../../errors.js';
 import { TransitionRefused, type Admin, type ScenarioChoice } from '../../runtime/admin.js';
 import type { Sandbox } from '../../runtime/sandbox.js';
 import { secretEquals } from '../auth.js';
-import { noteRefusal } from '../journal.js';
+import { noteRefusal } from '../requests.js';
 import { inputParser } from '../validation.js';
 import { openApiDocument } from '../../contract/openapi.js';
 import * as body from './schemas.js';

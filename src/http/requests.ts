@@ -1,0 +1,60 @@
+import { randomUUID } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import type { Logger } from 'pino';
+import type { Clock } from '../clock.js';
+import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
+import type { Journal, RefusedTransition } from '../runtime/journal.js';
+
+/** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
+export function noteRefusal(res: Response, refusal: RefusedTransition): void {
+  ((res.locals.refusals as RefusedTransition[] | undefined) ?? (res.locals.refusals = [])).push(refusal);
+}
+
+/** The id requestTracking gave the request. */
+export function requestId(req: Request): string {
+  return (req as { id?: string }).id ?? '';
+}
+
+function merchantOf(res: Response): string | null {
+  return (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id ?? null;
+}
+
+/**
+ * Every request gets an id (`req.id`, answered as `X-Request-Id`). When the request is done, one
+ * listener does what is switched on: the log line at `info` (`{ req: { id, method, url }, res: {
+ * statusCode }, merchant, responseTime }`) and the journal entry (unless the journal is off,
+ * `--journal-size 0`, or the request reads the journal). With both off, nothing but the id.
+ */
+export function requestTracking(logger: Logger, journal: Journal, clock: Clock): RequestHandler {
+  const logging = logger.isLevelEnabled('info');
+  return (req, res, next) => {
+    const id = randomUUID();
+    (req as { id?: string }).id = id;
+    res.setHeader('X-Request-Id', id);
+    const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests');
+    if (!logging && !journaled) return next();
+    const started = performance.now();
+    const at = clock.now();
+    res.once('close', () => {
+      const ms = performance.now() - started;
+      const status = res.headersSent ? res.statusCode : null;
+      if (logging) {
+        const line = { req: { id, method: req.method, url: req.originalUrl }, res: { statusCode: status }, merchant: merchantOf(res), responseTime: Math.round(ms) };
+        logger.info(line, res.writableFinished ? 'request completed' : 'request aborted');
+      }
+      if (!journaled) return;
+      journal.add({
+        request_id: id,
+        method: req.method,
+        path: req.originalUrl.split('?')[0],
+        merchant_id: merchantOf(res),
+        status,
+        at,
+        latency_ms: Math.round(ms * 100) / 100,
+        rule: (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
+        refused_transitions: (res.locals.refusals as RefusedTransition[] | undefined) ?? [],
+      });
+    });
+    next();
+  };
+}
