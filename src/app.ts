@@ -1,4 +1,4 @@
-import express, { Router, type ErrorRequestHandler, type Express } from 'express';
+import express, { type ErrorRequestHandler, type Express } from 'express';
 import { BusinessError, CheckoutError, RequestError, transportMessage } from './errors.js';
 import { balanceHandlers } from './http/api/balance.js';
 import { beneficiaryHandlers } from './http/api/beneficiaries.js';
@@ -17,17 +17,15 @@ export type SandboxApp = Express & { sandbox: Sandbox };
 
 const BODY_LIMIT = '100kb';
 
-/** The emulated API: every operation of the reference, mounted from its description. */
-function apiRouter(sb: Sandbox): Router {
-  const router = Router();
-  mountOperations(router, sb, {
+/** The emulated API: every operation of the reference, mounted from its description on the app itself. */
+function mountApi(app: Express, sb: Sandbox): void {
+  mountOperations(app, sb, {
     ...payoutHandlers(sb),
     ...balanceHandlers(sb),
     ...beneficiaryHandlers(sb),
     ...verificationHandlers(sb),
     ...checkoutHandlers(sb),
   });
-  return router;
 }
 
 /** Express only: mounts a running sandbox (from openSandbox) on a new app, not listening. */
@@ -39,10 +37,10 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.use(requestTracking(sb.logger, sb.journal, sb.clock));
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
-  // Only requests under /__sandbox walk the control routes: the emulated API's skip them at once.
+  // The emulated API's routes first, so its requests meet nothing else; then the control API.
+  mountApi(app, sb);
   const control = controlRouter(sb);
   app.use((req, res, next) => (req.url.startsWith('/__sandbox') ? control(req, res, next) : next()));
-  app.use(apiRouter(sb));
   app.use(notFound);
   app.use(errorHandler(sb));
   return app;

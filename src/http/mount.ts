@@ -1,4 +1,4 @@
-import type { Request, RequestHandler, Response, Router } from 'express';
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import { Type } from '@sinclair/typebox';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
@@ -78,7 +78,7 @@ function authenticator(sb: Sandbox, op: Operation): (req: Request) => Merchant {
  * method, credentials by its security, input parsed by its schema; a known path asked with
  * another method answers 405. Each operation must have a handler.
  */
-export function mountOperations(router: Router, sb: Sandbox, handlers: OperationHandlers): void {
+export function mountOperations(router: Router | Express, sb: Sandbox, handlers: OperationHandlers): void {
   for (const op of OPERATIONS) {
     const h = handlers[op.id];
     if (!h) throw new Error(`no handler for operation ${op.id}`);

@@ -2,8 +2,24 @@ import type { Response } from 'express';
 import { SANDBOX_RULE_HEADER, envelopeA, envelopeB, successEnvelope } from '../contract/envelopes.js';
 import { BusinessError, CheckoutError, RequestError } from '../errors.js';
 
+/**
+ * Sends a body already serialized to JSON: the same headers res.json() sets, without its
+ * per-call settings lookups (the hot path of status and balance polling). HEAD goes through
+ * res.send(), which knows to send no body.
+ */
+export function sendJson(res: Response, status: number, json: string): void {
+  if (res.req.method === 'HEAD') {
+    res.status(status).type('json').send(json);
+    return;
+  }
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(json));
+  res.end(json);
+}
+
 export function sendSuccess<T>(res: Response, message: string, data: T): void {
-  res.status(200).json(successEnvelope(message, data));
+  sendJson(res, 200, JSON.stringify(successEnvelope(message, data)));
 }
 
 /** The one place an error of the reference becomes an HTTP response. */

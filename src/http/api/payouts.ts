@@ -9,7 +9,7 @@ import type { RequestHandler } from 'express';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { callOf, type Call, type OperationHandler, type OperationHandlers } from '../mount.js';
 import { limiter } from '../ratelimit.js';
-import { sendSuccess } from '../respond.js';
+import { sendJson, sendSuccess } from '../respond.js';
 
 function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<InitializePayoutRequest> {
   return {
@@ -46,7 +46,7 @@ const statusJson = (() => {
 function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
   const lookup = (call: StatusCall) => (call.payout = lookupPayout(sb, call.merchant, call.input));
   const answer = ({ res, payout }: StatusCall) => {
-    res.status(200).type('json').send(statusJson(foundPayout(payout)));
+    sendJson(res, 200, statusJson(foundPayout(payout)));
   };
   if (!sb.config.rateLimits) {
     return {
