@@ -46,6 +46,8 @@ export interface StartedSandbox {
   restore(name: string): Promise<void>;
   /** Every admin operation of the control API, in-process (the same implementation). */
   admin: Admin;
+  /** Waits for webhook attempts under way (and what they schedule that is already due). */
+  settleWebhooks(): Promise<void>;
   /** Closes every socket, timer and file handle. */
   stop(): Promise<void>;
 }
@@ -92,6 +94,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
     snapshot: (name) => sb.admin.snapshot(name),
     restore: async (name) => {
       await sb.admin.restore(name);
+    },
+    settleWebhooks: async () => {
+      await sb.admin.settleWebhooks();
     },
     stop: async () => {
       if (stopped) return;

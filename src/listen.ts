@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
+import { precompileParsers } from './http/validation.js';
 
 export function listen(app: Express, port: number, host: string): Promise<Server> {
   return new Promise((resolve, reject) => {
@@ -57,6 +58,8 @@ export async function serve(app: Express, host: string, port: number, checkoutPo
     await closeServers(servers, 0);
     throw err;
   }
+  // Request schemas compile once the servers listen, off the start-up path (or at first use).
+  setImmediate(precompileParsers);
   const url = urlOf(servers[0], host);
   return { servers, url, checkoutUrl: servers[1] ? urlOf(servers[1], host) : url, close: (graceMs) => closeServers(servers, graceMs) };
 }

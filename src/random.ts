@@ -1,4 +1,5 @@
-import { Faker, en_IN, en, base } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+import { newFaker } from './faker.js';
 
 /**
  * The sandbox's only source of randomness. With a seed, two runs making the same calls get the
@@ -10,7 +11,7 @@ export class SandboxRandom {
 
   constructor(seed?: number) {
     this.seed = seed ?? Math.floor(Math.random() * 2 ** 31);
-    this.faker = new Faker({ locale: [en_IN, en, base] });
+    this.faker = newFaker();
     this.faker.seed(this.seed);
   }
 

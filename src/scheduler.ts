@@ -10,6 +10,14 @@ type Handler = (item: DueItem) => void | Promise<void>;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * How long (real time, in all) one manual advance waits for the async work its items start
+ * (webhook attempts) before moving on without it. Receivers that answer within it keep exact
+ * ordering (a retry falls due within the same advance); a slow or hanging one is left to finish
+ * in the background, and the advance answers without waiting for its time-out.
+ */
+export const ADVANCE_SETTLE_MS = 250;
+
+/**
  * The one queue of everything the sandbox does later (settlement steps, beneficiary activation,
  * checkout outcomes, webhook attempts), keyed on the sandbox clock. Items live in the state, so
  * they survive a restart; an in-memory heap orders them. Handlers are synchronous and may
@@ -70,7 +78,7 @@ export class Scheduler {
     if (!(ms >= 0)) return Promise.reject(new Error('advance needs a duration of 0 or more'));
     return this.exclusive(async () => {
       const target = this.clock.now() + ms;
-      await this.runUntil(target, true);
+      await this.runUntil(target, performance.now() + ADVANCE_SETTLE_MS);
       this.clock.set(target);
       this.getState().clock.now = target;
       this.releaseWaiters();
@@ -81,7 +89,7 @@ export class Scheduler {
   /** Runs whatever is due now (at start-up, and when the real clock's timer fires). */
   runDue(): Promise<void> {
     return this.exclusive(async () => {
-      const n = await this.runUntil(this.clock.now(), false);
+      const n = await this.runUntil(this.clock.now(), null);
       if (n > 0) await this.persist();
       this.arm();
     });
@@ -113,11 +121,12 @@ export class Scheduler {
   }
 
   /**
-   * Runs the items due up to `target`, one instant at a time. With `settle` (the manual clock),
-   * the async work started at an instant finishes before time moves on, so what it schedules
-   * (a retry) runs in order within the same advance; on the real clock it runs on its own.
+   * Runs the items due up to `target`, one instant at a time. With a `settleBy` deadline (real
+   * time; a manual advance), the async work started at an instant may finish before time moves
+   * on, until the deadline passes, so what it schedules (a retry) runs in order within the same
+   * advance; past the deadline, and on the real clock, it runs on its own.
    */
-  private async runUntil(target: number, settle: boolean): Promise<number> {
+  private async runUntil(target: number, settleBy: number | null): Promise<number> {
     const items = this.getState().scheduler.items;
     let n = 0;
     for (let top = this.heap.peek(); top && top.due <= target; top = this.heap.peek()) {
@@ -140,7 +149,7 @@ export class Scheduler {
         }
         n += 1;
       }
-      if (settle && started.length > 0) await Promise.all(started);
+      if (settleBy !== null && started.length > 0) await settleWithin(Promise.all(started), settleBy - performance.now());
     }
     return n;
   }
@@ -178,4 +187,12 @@ export class Scheduler {
       this.armWaiters();
     }, Math.min(this.clock.realDelayUntil(next), MAX_TIMER_MS));
   }
+}
+
+/** Waits for `work`, but no longer than `ms` (real time); the work goes on either way. */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
+  if (ms <= 0) return;
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -11,7 +11,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
 const LAYERS: Array<[name: string, pattern: RegExp]> = [
-  ['base', /^(vocab|own|money|time|duration|errors|clock|random|version|input-file)\.ts$/],
+  ['base', /^(vocab|own|money|time|duration|errors|clock|random|faker|version|input-file)\.ts$/],
   ['store', /^(store\/|scheduler\.ts$)/],
   ['contract', /^contract\//],
   ['scenario', /^scenario\//],

@@ -189,6 +189,26 @@ describe('delivery, retries and the outbox', () => {
     }
   });
 
+  test('a hanging receiver does not hold a manual advance for its time-out; /webhooks/settle waits for the attempt', async () => {
+    receiver = await startReceiver((_r, n) => (n === 1 ? 'hang' : 200));
+    const app = await sandbox({ scenario: scenarioWith({ webhooks: { timeout: '1500ms' } }) });
+    await initialize(app, payoutBody());
+    const started = performance.now();
+    await advanceBy(app, '5s');
+    expect(performance.now() - started).toBeLessThan(1000);
+    await receiver.waitFor(1);
+    expect(app.sandbox.webhooks.list({})[0].attempts).toHaveLength(0);
+    const settled = await request(app).post('/__sandbox/webhooks/settle');
+    expect(settled.status).toBe(200);
+    expect(settled.body.in_flight).toBe(0);
+    const [d] = app.sandbox.webhooks.list({});
+    expect(d.attempts[0]).toMatchObject({ n: 1, status: null, error: 'no answer within 1500 ms' });
+    expect(d.state).toBe('pending');
+    await advanceBy(app, '10s');
+    await receiver.waitFor(2);
+    expect(app.sandbox.webhooks.list({})[0].state).toBe('delivered');
+  });
+
   test('API latency is unaffected while the receiver hangs', async () => {
     receiver = await startReceiver(() => 'hang');
     const app = await sandbox({ scenario: scenarioWith({ webhooks: { timeout: '4s' } }) });

@@ -10,45 +10,14 @@ import { toPaise } from '../money.js';
 import { ScenarioError, loadScenario, scenarioFromValue, type Scenario } from '../scenario/scenario.js';
 import type { State } from '../store/state.js';
 import { toIso } from '../time.js';
-import type { AccountStatus, ApiVersion, CheckoutStatus, PayoutStatus } from '../vocab.js';
+import type { AccountStatus, CheckoutStatus, PayoutStatus } from '../vocab.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
-import type { RefusedTransition } from './journal.js';
 import type { SandboxCore } from './core.js';
-import { termsInPaise, type RupeeTerms } from './terms.js';
+import { termsInPaise } from './terms.js';
+import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type NewMerchantInput, type ScenarioChoice } from './admin-types.js';
+
+export * from './admin-types.js';
 import * as views from './views.js';
-
-/** A transition the domain refused (409); the control API notes it on the request's journal entry. */
-export class TransitionRefused extends RequestError {
-  constructor(readonly refusal: RefusedTransition) {
-    super(409, refusal.reason);
-  }
-}
-
-export interface NewMerchantInput extends Omit<RupeeTerms, 'verification_charges'> {
-  name?: string;
-  email?: string;
-  /** Opening balance of the merchant's VAN, in rupees. */
-  balance?: number;
-}
-
-export interface MerchantPatchInput {
-  webhook_url?: string | null;
-  webhook_version?: ApiVersion | null;
-  per_transaction_limit?: number;
-}
-
-export interface NewCheckoutInput {
-  merchant_id: string;
-  /** Rupees. */
-  amount: number;
-  payment_mode?: string;
-  order_id?: string;
-  product_name?: string;
-  customer?: { name?: string; email_id?: string; mobile_no?: string };
-  custom_fields?: string[];
-}
-
-export type ScenarioChoice = { name: string; scenario?: undefined } | { scenario: unknown; name?: undefined };
 
 interface Snapshot {
   state: State;
@@ -190,6 +159,23 @@ export class Admin {
     if (!d) throw new RequestError(404, `No webhook delivery ${deliveryId}.`);
     await this.commit();
     return views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d));
+  }
+
+  /**
+   * Waits until no webhook attempt is under way and nothing is overdue: in-flight attempts end
+   * (by answer or time-out), then whatever they scheduled that is already due runs, again and
+   * again (at most 20 rounds). For a test that must see every delivery an advance started.
+   */
+  async settleWebhooks() {
+    const { webhooks, scheduler } = this.sb;
+    let rounds = 0;
+    for (; rounds < 20; rounds++) {
+      await webhooks.idle();
+      const before = scheduler.pending().length;
+      await scheduler.runDue();
+      if (webhooks.inFlightCount === 0 && scheduler.pending().length === before) break;
+    }
+    return { in_flight: webhooks.inFlightCount, rounds: rounds + 1, clock: this.clock() };
   }
 
   requests(limit = 100) {

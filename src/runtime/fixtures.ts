@@ -124,7 +124,8 @@ export class FixturesError extends Error {}
 
 /** Reads and validates a fixtures file; every problem names the file, the field and the rule. */
 export async function loadFixtures(file: string): Promise<Fixtures> {
-  return fixturesFromValue(await readDocument(file, 'fixtures', (m) => new FixturesError(m), { yaml: false }), file);
+  const { value, verified } = await readDocument(file, 'fixtures', (m) => new FixturesError(m), { yaml: false });
+  return verified ? (value as Fixtures) : fixturesFromValue(value, file);
 }
 
 /** Checks fixtures (from a file, or given in-process): the schema, then what it cannot say. */

@@ -20,6 +20,7 @@ export function scenarioFromValue(value: unknown, source: string | null): Scenar
 
 /** Reads a scenario file, JSON or YAML (by extension: .yaml/.yml are YAML). */
 export async function loadScenario(file: string): Promise<Scenario> {
-  const value = await readDocument(file, 'scenario', (m) => new ScenarioError(m), { yaml: true });
-  return scenarioFromValue(value, file);
+  const { value, verified } = await readDocument(file, 'scenario', (m) => new ScenarioError(m), { yaml: true });
+  // A shipped scenario the build validated is compiled without validating it again.
+  return verified ? compileScenario(value as ScenarioFile, file) : scenarioFromValue(value, file);
 }

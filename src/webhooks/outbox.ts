@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
@@ -6,16 +5,9 @@ import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import { own } from '../own.js';
 import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
+import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
 
-export const SIGNATURE_HEADER = 'X-Sandbox-Signature';
-
-/** `sha256=<hex HMAC-SHA256 of the exact raw body, keyed by the merchant's API secret>`. */
-export function signBody(body: string, secret: string): string {
-  return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
-}
-
-// The key of a deliberately wrong signature (chaos): never a merchant's secret.
-const WRONG_KEY = 'payout-sandbox-wrong-signature-key';
+export { SIGNATURE_HEADER, signBody } from './signing.js';
 
 export interface OutboxContext extends DomainContext {
   persist(): Promise<void>;
@@ -31,6 +23,8 @@ export interface OutboxContext extends DomainContext {
  */
 export class WebhookOutbox {
   private readonly inFlight = new Set<AbortController>();
+  /** The attempts under way, as promises that settle when each has recorded its result. */
+  private readonly attempts = new Set<Promise<void>>();
   /** Bumped when the state is replaced: an attempt started before then records nothing. */
   private generation = 0;
   /** Set by close(): attempts cut off by it are made again at the next start. */
@@ -116,7 +110,15 @@ export class WebhookOutbox {
   }
 
   /** The scheduler's handler: one attempt, recorded and written when it ends. */
-  async attempt(item: DueItem): Promise<void> {
+  attempt(item: DueItem): Promise<void> {
+    const p = this.attemptOnce(item);
+    this.attempts.add(p);
+    const done = () => this.attempts.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  private async attemptOnce(item: DueItem): Promise<void> {
     const id = String(item.payload.delivery_id);
     const d = own(this.deliveries, id);
     if (!d || d.next_attempt !== item.id) return;
@@ -168,6 +170,16 @@ export class WebhookOutbox {
     }
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
     await this.ctx.persist();
+  }
+
+  /** How many attempts are under way now. */
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+
+  /** Resolves when no attempt is under way (each ends by its answer or its time-out). */
+  async idle(): Promise<void> {
+    while (this.attempts.size > 0) await Promise.allSettled([...this.attempts]);
   }
 
   /** Stops in-flight attempts (they are attempted again at the next start). */
@@ -222,14 +234,4 @@ export class WebhookOutbox {
     this.scheduleAttempt(d, this.ctx.clock.now());
     return d;
   }
-}
-
-/** The most telling part of a fetch failure: the socket's code (ECONNREFUSED …), else the message. */
-function describeError(err: unknown): string {
-  // Duck-typed: errors from fetch may come from another realm (e.g. a test VM), where instanceof fails.
-  if (err && typeof err === 'object') {
-    const e = err as { message?: string; cause?: { code?: string; message?: string } };
-    return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
-  }
-  return String(err);
 }

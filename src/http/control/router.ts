@@ -88,6 +88,7 @@ function recordRoutes(admin: Admin): Route[] {
       const q = req.query as Record<string, string | undefined>;
       return admin.deliveries({ refId: q.ref_id, merchantId: q.merchant_id, limit: limitOf(req) });
     }],
+    ['post', '/webhooks/settle', () => admin.settleWebhooks()],
     ['post', '/webhooks/:delivery_id/redeliver', async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
     ['get', '/requests', (req) => admin.requests(limitOf(req))],
     ['get', '/requests/:request_id', (req) => admin.request(param(req, 'request_id'))],

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { Faker, base, en, en_IN } from '@faker-js/faker';
+import type { Faker } from '@faker-js/faker';
+import { newFaker } from '../../../faker.js';
 import { DateTime } from 'luxon';
 import type { VerificationType } from '../../../vocab.js';
 
@@ -49,7 +50,7 @@ export const STATE_CODES: Record<string, { state: string; city: string }> = {
 
 
 
-const docFaker = new Faker({ locale: [en_IN, en, base] });
+const docFaker = newFaker();
 
 /** A faker seeded by the document alone: the same number always gives the same details. */
 export function fakerFor(type: VerificationType, doc: string): Faker {
