@@ -1,8 +1,9 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
+import { banner } from './banner.js';
 import { serve, type Serving } from './listen.js';
-import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, rangeProblem, type SandboxOptions } from './runtime/config.js';
+import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, isLoopback, rangeProblem, type SandboxOptions } from './runtime/config.js';
 import { FixturesError } from './runtime/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError } from './store/store.js';
@@ -33,6 +34,23 @@ function instant(value: string): number {
   return t.toMillis();
 }
 
+function hostList(value: string): string[] {
+  return value.split(',').map((h) => h.trim()).filter((h) => h !== '');
+}
+
+/** The caps and timeouts: option key, flag, help. */
+const CAPS: Array<[keyof typeof RANGES & keyof typeof DEFAULTS, string, string]> = [
+  ['journalSize', 'journal-size', 'requests the control API journal keeps (0: off)'],
+  ['maxMerchants', 'max-merchants', 'merchants the control API may create'],
+  ['maxRecordsPerMerchant', 'max-records-per-merchant', 'payouts, beneficiaries and verifications per merchant (each)'],
+  ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant', 'webhook deliveries kept per merchant (the oldest finished go first)'],
+  ['maxSnapshots', 'max-snapshots', 'snapshots kept'],
+  ['maxSnapshotBytes', 'max-snapshot-bytes', 'total size of the snapshots kept (bytes of JSON)'],
+  ['maxConnections', 'max-connections', 'open connections at once; more are refused'],
+  ['headersTimeout', 'headers-timeout', 'ms a client has to send a request head'],
+  ['requestTimeout', 'request-timeout', 'ms a client has to send a whole request'],
+];
+
 function env(option: Option, name: string): Option {
   return option.env(`SANDBOX_${name}`);
 }
@@ -56,8 +74,13 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 'seed')), 'SEED'))
     .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
-    .addOption(env(new Option('--journal-size <n>', 'requests the control API journal keeps').argParser(integer('journal size', 'journalSize')).default(DEFAULTS.journalSize), 'JOURNAL_SIZE'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
+    .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
+    .addOption(env(new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList), 'WEBHOOK_ALLOW'));
+  for (const [key, flag, help] of CAPS) {
+    program.addOption(env(new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(DEFAULTS[key]), flag.toUpperCase().replace(/-/g, '_')));
+  }
+  program
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
     .showHelpAfterError('(run payout-sandbox --help for the options)');
@@ -80,6 +103,16 @@ interface CliOptions {
   rateLimits: boolean;
   logLevel: SandboxOptions['logLevel'];
   journalSize: number;
+  insecureOpenControl?: boolean;
+  webhookAllow?: string[];
+  maxMerchants: number;
+  maxRecordsPerMerchant: number;
+  maxDeliveriesPerMerchant: number;
+  maxSnapshots: number;
+  maxSnapshotBytes: number;
+  maxConnections: number;
+  headersTimeout: number;
+  requestTimeout: number;
 }
 
 export function optionsFromCli(o: CliOptions): SandboxOptions {
@@ -99,36 +132,17 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
     rateLimits: o.rateLimits,
     logLevel: o.logLevel,
     journalSize: o.journalSize,
+    insecureOpenControl: o.insecureOpenControl ?? false,
+    webhookAllow: o.webhookAllow ?? null,
+    maxMerchants: o.maxMerchants,
+    maxRecordsPerMerchant: o.maxRecordsPerMerchant,
+    maxDeliveriesPerMerchant: o.maxDeliveriesPerMerchant,
+    maxSnapshots: o.maxSnapshots,
+    maxSnapshotBytes: o.maxSnapshotBytes,
+    maxConnections: o.maxConnections,
+    headersTimeout: o.headersTimeout,
+    requestTimeout: o.requestTimeout,
   };
-}
-
-function banner(app: SandboxApp, apiUrl: string, checkoutUrl: string): string {
-  const sb = app.sandbox;
-  const demo = sb.repo.allMerchants()[0];
-  const lines = [
-    `payout-sandbox ${VERSION}`,
-    `  API base URL:  ${apiUrl}`,
-    `  Checkout URL:  ${checkoutUrl}`,
-    `  Control URL:   ${apiUrl}/__sandbox`,
-    `  Data:          ${sb.store.kind === 'memory' ? 'memory' : sb.store.path}`,
-    `  Scenario:      ${sb.scenario().name}${sb.scenario().source ? ` (${sb.scenario().source})` : ''}`,
-    `  Clock:         ${sb.clock.mode}${sb.clock.mode === 'real' && sb.clock.speed !== 1 ? ` x${sb.clock.speed}` : ''}, seed ${sb.random.seed}`,
-  ];
-  if (demo) {
-    lines.push(
-      `  Demo merchant: ${demo.name}`,
-      `    x-merchant-email: ${demo.email}`,
-      `    x-api-key:        ${demo.api_key}`,
-      `    x-api-secret:     ${demo.api_secret}`,
-      `    MerchantId:       ${demo.merchant_id}`,
-      `    AccessToken:      ${demo.access_token}`,
-      `    Accounts:         ${sb.repo
-        .accountsOf(demo.merchant_id)
-        .map((a) => `${a.account_no} (${a.status})`)
-        .join(', ')}`,
-    );
-  }
-  return lines.join('\n') + '\n';
 }
 
 /** Parses the command line; help and version exit 0, a bad option exits 2. */
@@ -189,7 +203,7 @@ export async function main(argv: string[]): Promise<void> {
   const { config } = app.sandbox;
   let serving: Serving;
   try {
-    serving = await serve(app, config.host, config.port, config.checkoutPort);
+    serving = await serve(app, config.host, config.port, config.checkoutPort, config);
   } catch (err) {
     process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
     await app.sandbox.close();
@@ -197,5 +211,10 @@ export async function main(argv: string[]): Promise<void> {
   }
   stopOnSignals(app, serving);
   // The banner last: whoever waits for it can signal the process at once.
-  process.stdout.write(banner(app, serving.url, serving.checkoutUrl));
+  if (config.insecureOpenControl && !isLoopback(config.host) && config.adminToken === null) {
+    process.stderr.write(
+      `payout-sandbox: WARNING: listening on ${config.host} with --insecure-open-control: anyone who can reach this machine can reset, credit, force statuses and read every merchant's data. Use --admin-token instead.\n`,
+    );
+  }
+  process.stdout.write(banner(app, serving));
 }

@@ -61,7 +61,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
   const sb = app.sandbox;
   let serving: Serving;
   try {
-    serving = await serve(app, sb.config.host, sb.config.port, sb.config.checkoutPort);
+    serving = await serve(app, sb.config.host, sb.config.port, sb.config.checkoutPort, sb.config);
   } catch (err) {
     await sb.close();
     throw err;

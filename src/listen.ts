@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { networkInterfaces } from 'node:os';
 import type { Express } from 'express';
 import { precompileParsers } from './http/validation.js';
 
@@ -10,11 +11,25 @@ export function listen(app: Express, port: number, host: string): Promise<Server
   });
 }
 
-/** The base URL of a listening server (a wildcard host is shown as 127.0.0.1). */
+const hostPart = (address: string) => (address.includes(':') ? `[${address}]` : address);
+
+/** The base URL of a listening server, for this machine's clients (a wildcard is reached on 127.0.0.1). */
 export function urlOf(server: Server, host: string): string {
   const { port } = server.address() as AddressInfo;
-  const h = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
-  return `http://${h}:${port}`;
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${hostPart(h)}:${port}`;
+}
+
+/** The address and port actually bound, and for a wildcard every address of the machine it answers on. */
+export function boundAddresses(server: Server): { bound: string; reachable: string[] } {
+  const { address, port } = server.address() as AddressInfo;
+  const bound = `${hostPart(address)}:${port}`;
+  if (address !== '0.0.0.0' && address !== '::') return { bound, reachable: [`http://${bound}`] };
+  const reachable = Object.values(networkInterfaces())
+    .flat()
+    .filter((i) => i !== undefined && (address === '::' || i.family === 'IPv4') && !i.address.startsWith('fe80'))
+    .map((i) => `http://${hostPart(i!.address)}:${port}`);
+  return { bound, reachable };
 }
 
 /**
@@ -49,11 +64,26 @@ export interface Serving {
  * Listens on `port` and, when given, a second `checkoutPort` for the checkout API (the CLI's and
  * startSandbox's one listen sequence). If either cannot listen, whatever did is closed again.
  */
-export async function serve(app: Express, host: string, port: number, checkoutPort: number | null): Promise<Serving> {
+/** Limits on clients: slow or idle ones cannot hold the server (see README "Running a shared sandbox"). */
+export interface ServerLimits {
+  maxConnections: number;
+  headersTimeout: number;
+  requestTimeout: number;
+}
+
+function limit(server: Server, l: ServerLimits): Server {
+  server.maxConnections = l.maxConnections;
+  server.headersTimeout = l.headersTimeout;
+  server.requestTimeout = l.requestTimeout;
+  server.keepAliveTimeout = Math.min(5_000, l.headersTimeout);
+  return server;
+}
+
+export async function serve(app: Express, host: string, port: number, checkoutPort: number | null, limits: ServerLimits): Promise<Serving> {
   const servers: Server[] = [];
   try {
-    servers.push(await listen(app, port, host));
-    if (checkoutPort !== null) servers.push(await listen(app, checkoutPort, host));
+    servers.push(limit(await listen(app, port, host), limits));
+    if (checkoutPort !== null) servers.push(limit(await listen(app, checkoutPort, host), limits));
   } catch (err) {
     await closeServers(servers, 0);
     throw err;

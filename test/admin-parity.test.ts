@@ -8,7 +8,6 @@ import { DEMO, demoHeaders, payoutBody } from './helpers.js';
  * admin scenario, run once over HTTP and once in-process on twin sandboxes, gives the same answers.
  */
 
-type Step = [op: string, run: (admin: AdminDriver) => Promise<unknown>];
 
 interface AdminDriver {
   call(method: 'get' | 'post' | 'patch' | 'put', path: string, body?: unknown): Promise<unknown>;

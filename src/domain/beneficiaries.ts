@@ -21,6 +21,7 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
   const { repo, clock, random } = ctx;
   const existing = repo.beneficiaryByAccount(merchant.merchant_id, req.account_number, req.ifsc_code);
   if (existing) return { beneficiary: existing, created: false };
+  repo.requireRoom(merchant.merchant_id, 'beneficiaries');
   const now = clock.now();
   const activation = beneficiaryActivation(ctx.scenario(), {
     account_number: req.account_number,

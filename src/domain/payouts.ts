@@ -138,6 +138,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   const fees = merchant.fees[method];
   const tax = taxOn(fees, merchant.tax_rate_percent);
   requireFunds(account, amount + fees + tax);
+  repo.requireRoom(merchant.merchant_id, 'payouts');
 
   const now = clock.now();
   const refId = random.unique(() => random.digits(10), (id) => repo.payoutExists(id));

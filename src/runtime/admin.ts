@@ -7,9 +7,7 @@ import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '
 import { parseDuration } from '../duration.js';
 import { RequestError } from '../errors.js';
 import { toPaise } from '../money.js';
-import { ScenarioError, loadScenario, scenarioFromValue, type Scenario } from '../scenario/scenario.js';
-import type { State } from '../store/state.js';
-import { toIso } from '../time.js';
+import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
 import type { AccountStatus, CheckoutStatus, PayoutStatus } from '../vocab.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import type { SandboxCore } from './core.js';
@@ -18,13 +16,8 @@ import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type
 
 export * from './admin-types.js';
 import * as views from './views.js';
-
-interface Snapshot {
-  state: State;
-  clock: number;
-  scenario: Scenario;
-  at: string;
-}
+import { Snapshots } from './snapshots.js';
+import { targetAllowed } from '../webhooks/targets.js';
 
 /**
  * The sandbox's admin surface, implemented once (as WireMock's Admin): the control API's routes
@@ -33,9 +26,22 @@ interface Snapshot {
  * Failures are RequestErrors with the control API's HTTP status.
  */
 export class Admin {
-  private readonly snapshotsByName = new Map<string, Snapshot>();
+  private readonly snaps: Snapshots;
 
-  constructor(private readonly sb: SandboxCore) {}
+  /** `fixtureMerchants`: how many merchants the fixtures bring (the merchant cap counts the others). */
+  constructor(
+    private readonly sb: SandboxCore,
+    private readonly fixtureMerchants = 0,
+  ) {
+    this.snaps = new Snapshots(sb);
+  }
+
+  /** A webhook URL must be one --webhook-allow lets deliveries go to. */
+  private checkTarget(url: string | null | undefined): void {
+    if (url && !targetAllowed(url, this.sb.config.webhookAllow)) {
+      throw new RequestError(400, `The webhook url's host is not allowed (--webhook-allow ${this.sb.config.webhookAllow?.join(',')}).`);
+    }
+  }
 
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
   private async commit(): Promise<void> {
@@ -68,13 +74,18 @@ export class Admin {
 
   /** Back to the fixtures and the configured scenario; snapshots and the journal are cleared. */
   async reset() {
-    this.snapshotsByName.clear();
+    this.snaps.clear();
     await this.sb.resetState();
     this.sb.journal.clear();
     return { ok: true, clock: this.clock(), scenario: this.sb.scenario().name };
   }
 
   async createMerchant(input: NewMerchantInput) {
+    const cap = this.sb.config.maxMerchants;
+    if (this.sb.repo.allMerchants().length - this.fixtureMerchants >= cap) {
+      throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
+    }
+    this.checkTarget(input.webhook_url);
     const { merchant, account } = createMerchant(this.sb, {
       ...termsInPaise(input),
       name: input.name,
@@ -88,6 +99,7 @@ export class Admin {
   async patchMerchant(email: string, patch: MerchantPatchInput) {
     const merchant = this.sb.repo.merchantByEmailAddress(email);
     if (!merchant) throw new RequestError(404, `No merchant with the email ${email}.`);
+    this.checkTarget(patch.webhook_url);
     const limit = patch.per_transaction_limit;
     patchMerchant(merchant, { ...patch, per_transaction_limit: limit === undefined ? undefined : toPaise(limit) });
     await this.sb.repo.persist();
@@ -204,22 +216,16 @@ export class Admin {
   }
 
   snapshots() {
-    return { snapshots: [...this.snapshotsByName.entries()].map(([name, s]) => ({ name, at: s.at })) };
+    return this.snaps.list();
   }
 
   /** Saves the whole state, the clock and the scenario in force under `name` (in memory). */
   snapshot(name: string) {
-    const { sb } = this;
-    const at = toIso(sb.clock.now());
-    this.snapshotsByName.set(name, { state: structuredClone(sb.repo.state), clock: sb.clock.now(), scenario: sb.scenario(), at });
-    return { name, at };
+    return this.snaps.save(name);
   }
 
   async restore(name: string) {
-    const snap = this.snapshotsByName.get(name);
-    if (!snap) throw new RequestError(404, `No snapshot named ${name}.`);
-    this.sb.setScenario(snap.scenario);
-    this.sb.replaceState(structuredClone(snap.state), snap.clock);
+    this.snaps.restore(name);
     await this.sb.repo.persist();
     return { name, clock: this.clock() };
   }

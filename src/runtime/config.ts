@@ -30,6 +30,20 @@ export interface SandboxConfig {
   logLevel: LogLevel;
   /** How many requests the control API's journal keeps (0: no journal, and no work per request for it). */
   journalSize: number;
+  /** Listen on a non-loopback address without an admin token (warned about at every start). */
+  insecureOpenControl: boolean;
+  /** Hosts webhooks may be sent to (`*.example.com` patterns); null: any. */
+  webhookAllow: string[] | null;
+  /** Caps (see README "Running a shared sandbox"). */
+  maxMerchants: number;
+  maxRecordsPerMerchant: number;
+  maxDeliveriesPerMerchant: number;
+  maxSnapshots: number;
+  maxSnapshotBytes: number;
+  maxConnections: number;
+  /** Real ms: the whole request head must arrive within it; the whole request within requestTimeout. */
+  headersTimeout: number;
+  requestTimeout: number;
 }
 
 export const DEFAULT_FIXTURES = resolve(PACKAGE_ROOT, 'fixtures/default.json');
@@ -50,6 +64,16 @@ export const DEFAULTS: SandboxConfig = {
   rateLimits: true,
   logLevel: 'info',
   journalSize: 1000,
+  insecureOpenControl: false,
+  webhookAllow: null,
+  maxMerchants: 1000,
+  maxRecordsPerMerchant: 100_000,
+  maxDeliveriesPerMerchant: 10_000,
+  maxSnapshots: 50,
+  maxSnapshotBytes: 256 * 1024 * 1024,
+  maxConnections: 2000,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
 };
 
 export type SandboxOptions = Partial<SandboxConfig>;
@@ -60,6 +84,14 @@ export const RANGES = {
   checkoutPort: { min: 0, max: 65535 },
   seed: { min: 0, max: Number.MAX_SAFE_INTEGER },
   journalSize: { min: 0, max: 100_000 },
+  maxMerchants: { min: 0, max: 1_000_000 },
+  maxRecordsPerMerchant: { min: 1, max: 10_000_000 },
+  maxDeliveriesPerMerchant: { min: 1, max: 10_000_000 },
+  maxSnapshots: { min: 0, max: 10_000 },
+  maxSnapshotBytes: { min: 0, max: 64 * 1024 ** 3 },
+  maxConnections: { min: 1, max: 1_000_000 },
+  headersTimeout: { min: 100, max: 600_000 },
+  requestTimeout: { min: 100, max: 3_600_000 },
 } as const;
 
 type Ranged = keyof typeof RANGES;
@@ -71,6 +103,25 @@ export function rangeProblem(option: Ranged, n: number): string | null {
 }
 
 export class ConfigError extends Error {}
+
+const CAP_FLAGS: Array<[Ranged, string]> = [
+  ['journalSize', 'journal-size'],
+  ['maxMerchants', 'max-merchants'],
+  ['maxRecordsPerMerchant', 'max-records-per-merchant'],
+  ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant'],
+  ['maxSnapshots', 'max-snapshots'],
+  ['maxSnapshotBytes', 'max-snapshot-bytes'],
+  ['maxConnections', 'max-connections'],
+  ['headersTimeout', 'headers-timeout'],
+  ['requestTimeout', 'request-timeout'],
+];
+
+const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
 
 /** Fills defaults and checks every value; a bad one is a ConfigError naming the option and rule. */
 export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
@@ -91,7 +142,17 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (!(typeof c.speed === 'number' && Number.isFinite(c.speed) && c.speed > 0)) fail('speed', 'must be a number above 0');
   ranged('seed', 'seed', c.seed);
   if (c.clockStart !== null && !Number.isFinite(c.clockStart)) fail('clock-start', 'must be a date and time');
-  ranged('journalSize', 'journal-size', c.journalSize);
+  for (const [key, flag] of CAP_FLAGS) ranged(key, flag, c[key]);
+  if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
+    fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
+  }
+  if (!isLoopback(c.host) && c.adminToken === null && !c.insecureOpenControl) {
+    fail(
+      'host',
+      `${c.host} is not a loopback address, so the control API (reset, credit, force statuses, every merchant's data) would be open to the network. ` +
+        'Set --admin-token <token> (the control API then needs Authorization: Bearer <token>), or pass --insecure-open-control to open it anyway',
+    );
+  }
   if (!LOG_LEVELS.includes(c.logLevel)) fail('log-level', `must be one of ${LOG_LEVELS.join(', ')}`);
   if (c.webhookUrl !== null && !/^https?:\/\/\S+$/.test(c.webhookUrl)) fail('webhook-url', 'must be an http or https URL');
   return c;

@@ -45,6 +45,16 @@ function loggerOf(config: SandboxConfig): Logger {
   });
 }
 
+function outboxOf(domain: DomainContext, config: SandboxConfig, persist: () => Promise<void>): WebhookOutbox {
+  return new WebhookOutbox({
+    ...domain,
+    persist,
+    fallbackUrl: config.webhookUrl,
+    allow: config.webhookAllow,
+    maxPerMerchant: config.maxDeliveriesPerMerchant,
+  });
+}
+
 /** The scheduler's handlers and the status-change listener. */
 function wire(sb: Sandbox): void {
   sb.events.onPayoutStatus((payout) => sb.webhooks.enqueue(payout));
@@ -72,10 +82,11 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
   if (created) await store.persist();
   const repo = new Repo(store);
+  repo.maxRecordsPerMerchant = config.maxRecordsPerMerchant;
   const logger = loggerOf(config);
   const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
   const domain: DomainContext = { repo, clock, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
-  const webhooks = new WebhookOutbox({ ...domain, persist: () => store.persist(), fallbackUrl: config.webhookUrl });
+  const webhooks = outboxOf(domain, config, () => store.persist());
   const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
   let closed = false;
   const core: SandboxCore = {
@@ -112,7 +123,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
       await store.persist();
     },
   };
-  const sb: Sandbox = Object.assign(core, { admin: new Admin(core) });
+  const sb: Sandbox = Object.assign(core, { admin: new Admin(core, fixtures.merchants.length) });
   wire(sb);
   // Whatever fell due while the sandbox was stopped happens now.
   await scheduler.runDue();

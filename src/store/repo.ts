@@ -1,5 +1,8 @@
 import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
+import { BusinessError } from '../errors.js';
 import { own } from '../own.js';
+
+export type RecordKind = 'payouts' | 'beneficiaries' | 'verifications';
 import type { Store } from './store.js';
 
 /**
@@ -11,6 +14,9 @@ export class Repo {
   private merchantByEmail = new Map<string, string>();
   private payoutByClientRef = new Map<string, string>();
   private beneficiariesByAccount = new Map<string, string[]>();
+  private counts = new Map<string, Record<RecordKind, number>>();
+  /** The most payouts, beneficiaries and verifications (each) one merchant may have. */
+  maxRecordsPerMerchant = Number.MAX_SAFE_INTEGER;
 
   constructor(readonly store: Store) {
     this.reindex();
@@ -25,9 +31,32 @@ export class Repo {
     this.merchantByEmail.clear();
     this.payoutByClientRef.clear();
     this.beneficiariesByAccount.clear();
+    this.counts.clear();
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
+    for (const p of Object.values(this.state.payouts)) this.count(p.merchant_id, 'payouts');
+    for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
     for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
     for (const p of Object.values(this.state.payouts)) this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+  }
+
+  private count(merchantId: string, kind: RecordKind): void {
+    let c = this.counts.get(merchantId);
+    if (!c) this.counts.set(merchantId, (c = { payouts: 0, beneficiaries: 0, verifications: 0 }));
+    c[kind] += 1;
+  }
+
+  /** How many records of a kind the merchant has. */
+  countOf(merchantId: string, kind: RecordKind): number {
+    return this.counts.get(merchantId)?.[kind] ?? 0;
+  }
+
+  /** Throws (envelope B, the reference's catch-all) when the merchant may not have one more record of a kind. */
+  requireRoom(merchantId: string, kind: RecordKind): void {
+    if (this.countOf(merchantId, kind) < this.maxRecordsPerMerchant) return;
+    throw new BusinessError(
+      'GENERIC_EXCEPTION',
+      `The sandbox keeps at most ${this.maxRecordsPerMerchant} ${kind} per merchant (--max-records-per-merchant); reset the merchant or raise the cap.`,
+    );
   }
 
   persist(): Promise<void> {
@@ -77,6 +106,7 @@ export class Repo {
   }
 
   private indexBeneficiary(b: Beneficiary): void {
+    this.count(b.merchant_id, 'beneficiaries');
     const key = accountKey(b.merchant_id, b.bank_account_number);
     const ids = this.beneficiariesByAccount.get(key);
     if (ids) ids.push(b.bene_id);
@@ -110,6 +140,7 @@ export class Repo {
   insertPayout(p: Payout): void {
     this.state.payouts[p.ref_id] = p;
     this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+    this.count(p.merchant_id, 'payouts');
   }
 
   verification(merchantId: string, verificationId: string): Verification | undefined {
@@ -123,6 +154,7 @@ export class Repo {
 
   insertVerification(v: Verification): void {
     this.state.verifications[v.verification_id] = v;
+    this.count(v.merchant_id, 'verifications');
   }
 
   aadhaarOtp(merchantId: string, refId: string): AadhaarOtpRequest | undefined {

@@ -6,6 +6,8 @@ import { own } from '../own.js';
 import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
 import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
+import { targetAllowed } from './targets.js';
+import { DeliveryIndex } from './delivery-index.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -13,6 +15,10 @@ export interface OutboxContext extends DomainContext {
   persist(): Promise<void>;
   /** The target of merchants without a webhook URL of their own (`--webhook-url`). */
   fallbackUrl: string | null;
+  /** Hosts deliveries may go to (`--webhook-allow`); null: any. */
+  allow: readonly string[] | null;
+  /** Deliveries kept per merchant: past it, the oldest finished ones (delivered or failed) go. */
+  maxPerMerchant: number;
 }
 
 /**
@@ -29,7 +35,7 @@ export class WebhookOutbox {
   private generation = 0;
   /** Set by close(): attempts cut off by it are made again at the next start. */
   private closing = false;
-  private readonly byRef = new Map<string, string[]>();
+  private readonly index = new DeliveryIndex();
 
   constructor(private readonly ctx: OutboxContext) {
     this.reindex();
@@ -40,14 +46,7 @@ export class WebhookOutbox {
   }
 
   reindex(): void {
-    this.byRef.clear();
-    for (const d of Object.values(this.deliveries)) this.index(d);
-  }
-
-  private index(d: WebhookDelivery): void {
-    const ids = this.byRef.get(d.ref_id);
-    if (ids) ids.push(d.delivery_id);
-    else this.byRef.set(d.ref_id, [d.delivery_id]);
+    this.index.rebuild(this.deliveries);
   }
 
   /** The chaos in force for a payout: its rule's over the scenario's. */
@@ -85,18 +84,19 @@ export class WebhookOutbox {
         created_at: now,
       };
       this.deliveries[d.delivery_id] = d;
-      this.index(d);
+      this.index.add(d);
       if (!chaos.reorder) this.scheduleAttempt(d, now + chaos.delayMs);
       return d;
     };
     const first = make(null);
     if (this.ctx.random.chance(chaos.duplicate)) make(first.delivery_id);
+    this.index.retain(this.deliveries, merchant.merchant_id, this.ctx.maxPerMerchant);
     if (chaos.reorder && payout.next_step === null) this.releaseHeld(payout.ref_id, now + chaos.delayMs);
   }
 
   /** Reorder chaos: once a payout's timeline has ended, its held deliveries go out newest first. */
   private releaseHeld(refId: string, at: number): void {
-    const held = (this.byRef.get(refId) ?? []).map((id) => this.deliveries[id]).filter((d) => d.state === 'held');
+    const held = this.index.ofPayout(refId).map((id) => this.deliveries[id]).filter((d) => d.state === 'held');
     for (const d of held.reverse()) {
       d.state = 'pending';
       this.scheduleAttempt(d, at);
@@ -135,6 +135,7 @@ export class WebhookOutbox {
     let status: number | null = null;
     let error: string | null = null;
     try {
+      if (!targetAllowed(d.target_url, this.ctx.allow)) throw new Error(`target not allowed by --webhook-allow: ${new URL(d.target_url).host}`);
       const res = await fetch(d.target_url, {
         method: 'POST',
         body: d.body,
@@ -209,7 +210,7 @@ export class WebhookOutbox {
   list(filter: { merchantId?: string; refId?: string; limit?: number }): WebhookDelivery[] {
     const pool =
       filter.refId !== undefined
-        ? (this.byRef.get(filter.refId) ?? []).map((id) => this.deliveries[id])
+        ? this.index.ofPayout(filter.refId).map((id) => this.deliveries[id])
         : Object.values(this.deliveries);
     return pool
       .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)

@@ -35,6 +35,8 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
   const type = req.verification_type;
   const fields = req[VerificationMembers[type].member] as Record<string, string | undefined>;
   const now = clock.now();
+  // A new record (everything but completing an Aadhaar OTP request) needs room.
+  if (type !== 'AADHAAR' || fields.otp === undefined) repo.requireRoom(merchant.merchant_id, 'verifications');
 
   if (type === 'AADHAAR' && fields.otp === undefined) {
     const refId = random.unique(() => `OTP${random.digits(12)}`, (id) => repo.aadhaarOtpExists(id));

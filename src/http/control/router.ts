@@ -111,13 +111,32 @@ function handler(handle: Route[2]): RequestHandler {
   };
 }
 
-/** `Authorization: Bearer <token>` on every control route when an admin token is set. */
+/** Failed admin-token attempts a client address may make per window before it is refused (429). */
+export const TOKEN_FAILURES = { limit: 20, windowMs: 60_000 };
+
+/**
+ * `Authorization: Bearer <token>` on every control route when an admin token is set, compared in
+ * constant time. A client address with TOKEN_FAILURES.limit failures within a window (real time)
+ * is answered 429 with Retry-After until the window ends, even with the right token.
+ */
 function adminAuth(token: string | null): RequestHandler {
-  return (req, _res, next) => {
+  const failures = new Map<string, { n: number; until: number }>();
+  return (req, res, next) => {
     if (token === null) return next();
+    const who = req.socket.remoteAddress ?? 'unknown';
+    const now = Date.now();
+    let f = failures.get(who);
+    if (f && f.until <= now) failures.delete(who), (f = undefined);
+    if (f && f.n >= TOKEN_FAILURES.limit) {
+      res.set('Retry-After', String(Math.ceil((f.until - now) / 1000)));
+      return next(new RequestError(429, 'Too many failed admin-token attempts from this address; try again later.'));
+    }
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (!secretEquals(given, token)) return next(new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
-    next();
+    if (secretEquals(given, token)) return next();
+    if (failures.size >= 10_000) for (const [k, v] of failures) if (v.until <= now) failures.delete(k);
+    if (f) f.n += 1;
+    else failures.set(who, { n: 1, until: now + TOKEN_FAILURES.windowMs });
+    next(new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
   };
 }
 

@@ -1,0 +1,46 @@
+import type { WebhookDelivery } from '../store/state.js';
+
+/** The outbox's indexes: deliveries by payout and by merchant (oldest first), and retention. */
+export class DeliveryIndex {
+  private readonly byRef = new Map<string, string[]>();
+  private readonly byMerchant = new Map<string, string[]>();
+
+  rebuild(deliveries: Record<string, WebhookDelivery>): void {
+    this.byRef.clear();
+    this.byMerchant.clear();
+    for (const d of Object.values(deliveries)) this.add(d);
+  }
+
+  add(d: WebhookDelivery): void {
+    push(this.byRef, d.ref_id, d.delivery_id);
+    push(this.byMerchant, d.merchant_id, d.delivery_id);
+  }
+
+  /** A payout's delivery ids, oldest first. */
+  ofPayout(refId: string): string[] {
+    return this.byRef.get(refId) ?? [];
+  }
+
+  /** While a merchant has more than `max` deliveries, its oldest finished ones (delivered or failed) are dropped. */
+  retain(deliveries: Record<string, WebhookDelivery>, merchantId: string, max: number): void {
+    const mine = this.byMerchant.get(merchantId) ?? [];
+    for (let i = 0; mine.length > max && i < mine.length; ) {
+      const d = deliveries[mine[i]];
+      if (d && d.state !== 'delivered' && d.state !== 'failed') {
+        i += 1;
+        continue;
+      }
+      mine.splice(i, 1);
+      if (!d) continue;
+      delete deliveries[d.delivery_id];
+      const refs = this.byRef.get(d.ref_id);
+      if (refs) refs.splice(refs.indexOf(d.delivery_id), 1);
+    }
+  }
+}
+
+function push(map: Map<string, string[]>, key: string, id: string): void {
+  const ids = map.get(key);
+  if (ids) ids.push(id);
+  else map.set(key, [id]);
+}
