@@ -16,6 +16,19 @@ import { openSandbox, type Sandbox } from './runtime/sandbox.js';
 export type SandboxApp = Express & { sandbox: Sandbox };
 
 const BODY_LIMIT = '100kb';
+const BODY_LIMIT_BYTES = 100 * 1024;
+
+/**
+ * A body announced larger than the limit is refused at once (413), before any of it is read, and
+ * the connection closed after the answer (the body parser would first read the whole body).
+ */
+const refuseOversized: express.RequestHandler = (req, res, next) => {
+  const length = Number(req.headers['content-length'] ?? 0);
+  if (!(length > BODY_LIMIT_BYTES)) return next();
+  res.set('Connection', 'close');
+  res.once('finish', () => req.socket.destroySoon());
+  next(new RequestError(413, 'The request body is larger than the 100 kB limit.'));
+};
 
 /** The emulated API: every operation of the reference, mounted from its description on the app itself. */
 function mountApi(app: Express, sb: Sandbox): void {
@@ -35,6 +48,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestTracking(sb.logger, sb.journal, sb.clock));
+  app.use(refuseOversized);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
   // The emulated API's routes first, so its requests meet nothing else; then the control API.

@@ -43,6 +43,7 @@ const CAPS: Array<[keyof typeof RANGES & keyof typeof DEFAULTS, string, string]>
   ['journalSize', 'journal-size', 'requests the control API journal keeps (0: off)'],
   ['maxMerchants', 'max-merchants', 'merchants the control API may create'],
   ['maxRecordsPerMerchant', 'max-records-per-merchant', 'payouts, beneficiaries and verifications per merchant (each)'],
+  ['maxRecords', 'max-records', 'payouts, beneficiaries and verifications in the whole sandbox (together)'],
   ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant', 'webhook deliveries kept per merchant (the oldest finished go first)'],
   ['maxSnapshots', 'max-snapshots', 'snapshots kept'],
   ['maxSnapshotBytes', 'max-snapshot-bytes', 'total size of the snapshots kept (bytes of JSON)'],
@@ -107,6 +108,7 @@ interface CliOptions {
   webhookAllow?: string[];
   maxMerchants: number;
   maxRecordsPerMerchant: number;
+  maxRecords: number;
   maxDeliveriesPerMerchant: number;
   maxSnapshots: number;
   maxSnapshotBytes: number;
@@ -136,6 +138,7 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
     webhookAllow: o.webhookAllow ?? null,
     maxMerchants: o.maxMerchants,
     maxRecordsPerMerchant: o.maxRecordsPerMerchant,
+    maxRecords: o.maxRecords,
     maxDeliveriesPerMerchant: o.maxDeliveriesPerMerchant,
     maxSnapshots: o.maxSnapshots,
     maxSnapshotBytes: o.maxSnapshotBytes,
@@ -173,12 +176,16 @@ async function open(options: SandboxOptions): Promise<SandboxApp> {
   }
 }
 
-/** SIGINT/SIGTERM: finish in-flight requests (10 s at most), write everything, exit 0. */
+/** Exit codes of a second signal, which stops at once: 128 + the signal's number. */
+const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * SIGINT/SIGTERM: stop accepting, let in-flight requests finish (10 s at most), write
+ * everything, exit 0. A second signal while that goes on exits at once (130 / 143).
+ */
 function stopOnSignals(app: SandboxApp, serving: Serving): void {
   let stopping = false;
   const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
     app.sandbox.logger.info({ signal }, 'stopping: finishing in-flight requests');
     // Responses held on the sandbox clock (a delay fault) are released so they can finish; then
     // no new connections, and requests in flight get 10 s.
@@ -187,13 +194,19 @@ function stopOnSignals(app: SandboxApp, serving: Serving): void {
     await app.sandbox.close();
     process.exit(0);
   };
-  const onSignal = (signal: string) =>
+  const onSignal = (signal: string) => {
+    if (stopping) {
+      process.stderr.write(`payout-sandbox: ${signal} again: stopping now, without waiting for requests in flight\n`);
+      process.exit(SIGNAL_EXIT[signal] ?? 1);
+    }
+    stopping = true;
     stop(signal).catch((err: unknown) => {
       app.sandbox.logger.error({ err }, 'could not stop cleanly');
       process.exit(1);
     });
-  process.on('SIGINT', () => void onSignal('SIGINT'));
-  process.on('SIGTERM', () => void onSignal('SIGTERM'));
+  };
+  process.on('SIGINT', () => onSignal('SIGINT'));
+  process.on('SIGTERM', () => onSignal('SIGTERM'));
 }
 
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */

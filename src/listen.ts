@@ -1,13 +1,36 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Express } from 'express';
 import { precompileParsers } from './http/validation.js';
 
-export function listen(app: Express, port: number, host: string): Promise<Server> {
+/** Limits on clients: slow or idle ones cannot hold the server (see README "Running a shared sandbox"). */
+export interface ServerLimits {
+  maxConnections: number;
+  headersTimeout: number;
+  requestTimeout: number;
+}
+
+export function listen(app: Express, port: number, host: string, limits?: ServerLimits): Promise<Server> {
+  const server = createServer(
+    limits
+      ? {
+          headersTimeout: limits.headersTimeout,
+          requestTimeout: limits.requestTimeout,
+          keepAliveTimeout: Math.min(5_000, limits.headersTimeout),
+          // How often the timeouts above are checked (Node's default is 30 s).
+          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeout),
+        }
+      : {},
+    app,
+  );
+  if (limits) server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
-    const server = app.listen(port, host, (err?: Error) => (err ? reject(err) : resolve(server)));
     server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
   });
 }
 
@@ -64,26 +87,11 @@ export interface Serving {
  * Listens on `port` and, when given, a second `checkoutPort` for the checkout API (the CLI's and
  * startSandbox's one listen sequence). If either cannot listen, whatever did is closed again.
  */
-/** Limits on clients: slow or idle ones cannot hold the server (see README "Running a shared sandbox"). */
-export interface ServerLimits {
-  maxConnections: number;
-  headersTimeout: number;
-  requestTimeout: number;
-}
-
-function limit(server: Server, l: ServerLimits): Server {
-  server.maxConnections = l.maxConnections;
-  server.headersTimeout = l.headersTimeout;
-  server.requestTimeout = l.requestTimeout;
-  server.keepAliveTimeout = Math.min(5_000, l.headersTimeout);
-  return server;
-}
-
 export async function serve(app: Express, host: string, port: number, checkoutPort: number | null, limits: ServerLimits): Promise<Serving> {
   const servers: Server[] = [];
   try {
-    servers.push(limit(await listen(app, port, host), limits));
-    if (checkoutPort !== null) servers.push(limit(await listen(app, checkoutPort, host), limits));
+    servers.push(await listen(app, port, host, limits));
+    if (checkoutPort !== null) servers.push(await listen(app, checkoutPort, host, limits));
   } catch (err) {
     await closeServers(servers, 0);
     throw err;

@@ -26,6 +26,13 @@ export function requestId(req: Request): string {
   return (req as { id?: string }).id ?? '';
 }
 
+/** A URL for the log: the values of query parameters that look like credentials are redacted. */
+function loggedUrl(url: string): string {
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  return url.slice(0, q + 1) + url.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth)[^=&]*)=[^&]*/gi, '$1$2=[redacted]');
+}
+
 function merchantOf(res: Response): string | null {
   return (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id ?? null;
 }
@@ -48,7 +55,7 @@ export function requestTracking(logger: Logger, journal: Journal, clock: Clock):
     const status = res.headersSent ? res.statusCode : null;
     const id = requestId(req);
     if (logging) {
-      const line = { req: { id, method: req.method, url: req.originalUrl }, res: { statusCode: status }, merchant: merchantOf(res), responseTime: Math.round(ms) };
+      const line = { req: { id, method: req.method, url: loggedUrl(req.originalUrl) }, res: { statusCode: status }, merchant: merchantOf(res), responseTime: Math.round(ms) };
       logger.info(line, res.writableFinished ? 'request completed' : 'request aborted');
     }
     if (!journaled) return;

@@ -37,6 +37,7 @@ export interface SandboxConfig {
   /** Caps (see README "Running a shared sandbox"). */
   maxMerchants: number;
   maxRecordsPerMerchant: number;
+  maxRecords: number;
   maxDeliveriesPerMerchant: number;
   maxSnapshots: number;
   maxSnapshotBytes: number;
@@ -68,6 +69,7 @@ export const DEFAULTS: SandboxConfig = {
   webhookAllow: null,
   maxMerchants: 1000,
   maxRecordsPerMerchant: 100_000,
+  maxRecords: 250_000,
   maxDeliveriesPerMerchant: 10_000,
   maxSnapshots: 50,
   maxSnapshotBytes: 256 * 1024 * 1024,
@@ -86,6 +88,7 @@ export const RANGES = {
   journalSize: { min: 0, max: 100_000 },
   maxMerchants: { min: 0, max: 1_000_000 },
   maxRecordsPerMerchant: { min: 1, max: 10_000_000 },
+  maxRecords: { min: 1, max: 100_000_000 },
   maxDeliveriesPerMerchant: { min: 1, max: 10_000_000 },
   maxSnapshots: { min: 0, max: 10_000 },
   maxSnapshotBytes: { min: 0, max: 64 * 1024 ** 3 },
@@ -108,6 +111,7 @@ const CAP_FLAGS: Array<[Ranged, string]> = [
   ['journalSize', 'journal-size'],
   ['maxMerchants', 'max-merchants'],
   ['maxRecordsPerMerchant', 'max-records-per-merchant'],
+  ['maxRecords', 'max-records'],
   ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant'],
   ['maxSnapshots', 'max-snapshots'],
   ['maxSnapshotBytes', 'max-snapshot-bytes'],

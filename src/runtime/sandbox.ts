@@ -83,6 +83,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   if (created) await store.persist();
   const repo = new Repo(store);
   repo.maxRecordsPerMerchant = config.maxRecordsPerMerchant;
+  repo.maxRecords = config.maxRecords;
   const logger = loggerOf(config);
   const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
   const domain: DomainContext = { repo, clock, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };

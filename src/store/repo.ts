@@ -15,8 +15,11 @@ export class Repo {
   private payoutByClientRef = new Map<string, string>();
   private beneficiariesByAccount = new Map<string, string[]>();
   private counts = new Map<string, Record<RecordKind, number>>();
+  private total = 0;
   /** The most payouts, beneficiaries and verifications (each) one merchant may have. */
   maxRecordsPerMerchant = Number.MAX_SAFE_INTEGER;
+  /** The most payouts, beneficiaries and verifications the whole sandbox may hold (together). */
+  maxRecords = Number.MAX_SAFE_INTEGER;
 
   constructor(readonly store: Store) {
     this.reindex();
@@ -32,6 +35,7 @@ export class Repo {
     this.payoutByClientRef.clear();
     this.beneficiariesByAccount.clear();
     this.counts.clear();
+    this.total = 0;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
     for (const p of Object.values(this.state.payouts)) this.count(p.merchant_id, 'payouts');
     for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
@@ -43,6 +47,7 @@ export class Repo {
     let c = this.counts.get(merchantId);
     if (!c) this.counts.set(merchantId, (c = { payouts: 0, beneficiaries: 0, verifications: 0 }));
     c[kind] += 1;
+    this.total += 1;
   }
 
   /** How many records of a kind the merchant has. */
@@ -52,6 +57,9 @@ export class Repo {
 
   /** Throws (envelope B, the reference's catch-all) when the merchant may not have one more record of a kind. */
   requireRoom(merchantId: string, kind: RecordKind): void {
+    if (this.total >= this.maxRecords) {
+      throw new BusinessError('GENERIC_EXCEPTION', `The sandbox holds at most ${this.maxRecords} payouts, beneficiaries and verifications in all (--max-records); reset or raise the cap.`);
+    }
     if (this.countOf(merchantId, kind) < this.maxRecordsPerMerchant) return;
     throw new BusinessError(
       'GENERIC_EXCEPTION',

@@ -170,6 +170,7 @@ export class WebhookOutbox {
       d.state = 'failed';
     }
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
+    if (d.state !== 'pending') this.index.retain(this.deliveries, d.merchant_id, this.ctx.maxPerMerchant);
     await this.ctx.persist();
   }
 
