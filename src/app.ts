@@ -1,5 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
-import { BusinessError, CheckoutError, RequestError, transportMessage } from './errors.js';
+import { BusinessError, CheckoutError, FaultError, RequestError, transportMessage } from './errors.js';
 import { balanceHandlers } from './http/api/balance.js';
 import { beneficiaryHandlers } from './http/api/beneficiaries.js';
 import { checkoutHandlers } from './http/api/checkout.js';
@@ -73,6 +73,25 @@ function isSandbox(x: SandboxOptions | Sandbox): x is Sandbox {
   return typeof (x as Sandbox).admin === 'object' && typeof (x as Sandbox).close === 'function';
 }
 
+/** The behaviour a refused request showed its merchant (behaviour coverage), if any. */
+function coverError(sb: Sandbox, req: express.Request, res: express.Response, err: BusinessError | RequestError | CheckoutError): void {
+  const hit = (merchantId: string | undefined, id: string) => merchantId !== undefined && sb.coverage.hit(merchantId, id);
+  const merchant = (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id;
+  if (err instanceof BusinessError) return void hit(merchant, `error.${err.code}`);
+  if (err instanceof FaultError) return void hit(merchant, `fault.${err.rule}`);
+  if (err instanceof CheckoutError) {
+    if (err.httpStatus === 401) hit(sb.repo.merchant(String(req.headers.merchantid ?? ''))?.merchant_id, 'auth.checkout');
+    return;
+  }
+  if (err.httpCode === 401 && !req.originalUrl.startsWith('/__sandbox')) {
+    hit(sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? ''))?.merchant_id, 'auth.dashboard');
+  } else if (err.httpCode === 429) {
+    hit(merchant, req.path.includes('/balance/') ? 'ratelimit.balance_check' : 'ratelimit.status_check');
+  } else if (err.httpCode === 400) {
+    hit(merchant, 'request.validation');
+  }
+}
+
 interface HttpError extends Error {
   status?: number;
   type?: string;
@@ -84,7 +103,10 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
       req.socket.destroy();
       return;
     }
-    if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) return sendError(res, err);
+    if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) {
+      coverError(sb, req, res, err);
+      return sendError(res, err);
+    }
     const e = err as HttpError;
     if (e?.type === 'entity.parse.failed') return sendError(res, new RequestError(400, 'The request body is not valid JSON.'));
     if (e?.type === 'entity.too.large') {

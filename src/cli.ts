@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
+import { stopOnSignals } from './signals.js';
 import { serve, type Serving } from './listen.js';
 import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, isLoopback, rangeProblem, type SandboxOptions } from './runtime/config.js';
 import { FixturesError } from './runtime/fixtures.js';
@@ -11,6 +12,7 @@ import { VERSION } from './version.js';
 
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
 export const EXIT_USAGE = 2;
+
 
 /** A whole-number option, checked against its range in RANGES (the one place ranges are written). */
 function integer(name: string, option: keyof typeof RANGES) {
@@ -32,6 +34,12 @@ function instant(value: string): number {
   const t = DateTime.fromISO(value, { setZone: true });
   if (!t.isValid) throw new InvalidArgumentError('must be an ISO 8601 date and time, e.g. 2026-01-01T09:00:00+05:30.');
   return t.toMillis();
+}
+
+function percent(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('must be a percentage from 0 to 100.');
+  return n;
 }
 
 function hostList(value: string): string[] {
@@ -76,6 +84,8 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
+    .addOption(env(new Option('--coverage-report <file>', 'write the behaviour-coverage report on shutdown (.json, .md, or .xml for JUnit)'), 'COVERAGE_REPORT'))
+    .addOption(env(new Option('--coverage-min <percent>', 'exit 3 on shutdown when fewer behaviours are covered').argParser(percent), 'COVERAGE_MIN'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
     .addOption(env(new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList), 'WEBHOOK_ALLOW'));
   for (const [key, flag, help] of CAPS) {
@@ -105,6 +115,8 @@ interface CliOptions {
   logLevel: SandboxOptions['logLevel'];
   journalSize: number;
   insecureOpenControl?: boolean;
+  coverageReport?: string;
+  coverageMin?: number;
   webhookAllow?: string[];
   maxMerchants: number;
   maxRecordsPerMerchant: number;
@@ -135,6 +147,8 @@ export function optionsFromCli(o: CliOptions): SandboxOptions {
     logLevel: o.logLevel,
     journalSize: o.journalSize,
     insecureOpenControl: o.insecureOpenControl ?? false,
+    coverageReport: o.coverageReport ?? null,
+    coverageMin: o.coverageMin ?? null,
     webhookAllow: o.webhookAllow ?? null,
     maxMerchants: o.maxMerchants,
     maxRecordsPerMerchant: o.maxRecordsPerMerchant,
@@ -174,39 +188,6 @@ async function open(options: SandboxOptions): Promise<SandboxApp> {
     }
     throw err;
   }
-}
-
-/** Exit codes of a second signal, which stops at once: 128 + the signal's number. */
-const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
-
-/**
- * SIGINT/SIGTERM: stop accepting, let in-flight requests finish (10 s at most), write
- * everything, exit 0. A second signal while that goes on exits at once (130 / 143).
- */
-function stopOnSignals(app: SandboxApp, serving: Serving): void {
-  let stopping = false;
-  const stop = async (signal: string) => {
-    app.sandbox.logger.info({ signal }, 'stopping: finishing in-flight requests');
-    // Responses held on the sandbox clock (a delay fault) are released so they can finish; then
-    // no new connections, and requests in flight get 10 s.
-    app.sandbox.scheduler.stop();
-    await serving.close(10_000);
-    await app.sandbox.close();
-    process.exit(0);
-  };
-  const onSignal = (signal: string) => {
-    if (stopping) {
-      process.stderr.write(`payout-sandbox: ${signal} again: stopping now, without waiting for requests in flight\n`);
-      process.exit(SIGNAL_EXIT[signal] ?? 1);
-    }
-    stopping = true;
-    stop(signal).catch((err: unknown) => {
-      app.sandbox.logger.error({ err }, 'could not stop cleanly');
-      process.exit(1);
-    });
-  };
-  process.on('SIGINT', () => onSignal('SIGINT'));
-  process.on('SIGTERM', () => onSignal('SIGTERM'));
 }
 
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */

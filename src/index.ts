@@ -2,6 +2,7 @@ import { createApp, type SandboxApp } from './app.js';
 import { serve, type Serving } from './listen.js';
 import type { Admin } from './runtime/admin.js';
 import type { SandboxOptions } from './runtime/config.js';
+import { coverageShortfall } from './runtime/coverage.js';
 
 export { appOf, createApp, type SandboxApp } from './app.js';
 export type { Admin } from './runtime/admin.js';
@@ -48,7 +49,10 @@ export interface StartedSandbox {
   admin: Admin;
   /** Waits for webhook attempts under way (and what they schedule that is already due). */
   settleWebhooks(): Promise<void>;
-  /** Closes every socket, timer and file handle. */
+  /**
+   * Closes every socket, timer and file handle (and writes `coverageReport`); rejects when
+   * coverage is below `coverageMin`.
+   */
   stop(): Promise<void>;
 }
 
@@ -103,6 +107,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
       stopped = true;
       await serving.close(0);
       await sb.close();
+      const shortfall = coverageShortfall(sb.coverage.report(null), sb.config.coverageMin);
+      if (shortfall) throw new Error(shortfall);
     },
   };
 }

@@ -20,7 +20,7 @@ const LAYERS: Array<[name: string, pattern: RegExp]> = [
   ['runtime', /^runtime\//],
   ['http', /^http\//],
   ['app', /^(app|listen)\.ts$/],
-  ['entry', /^(cli|index|banner)\.ts$/],
+  ['entry', /^(cli|index|banner|signals)\.ts$/],
 ];
 
 function filesUnder(dir: string): string[] {

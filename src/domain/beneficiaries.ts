@@ -43,6 +43,7 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
     activates_at: activation.delayMs === null ? null : now + activation.delayMs,
   };
   repo.insertBeneficiary(beneficiary);
+  ctx.events.behaviour(merchant.merchant_id, 'beneficiary.pending');
   if (beneficiary.activates_at !== null) {
     ctx.scheduler.schedule('beneficiary_activation', beneficiary.activates_at, { bene_id: beneficiary.bene_id });
   }
@@ -54,6 +55,7 @@ export function activateBeneficiary(ctx: DomainContext, beneficiary: Beneficiary
   if (beneficiary.status === 'Active') return;
   beneficiary.status = 'Active';
   beneficiary.activates_at = ctx.clock.now();
+  ctx.events.behaviour(beneficiary.merchant_id, 'beneficiary.activated');
 }
 
 /** The scheduler's handler for a beneficiary activation. */

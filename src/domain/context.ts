@@ -6,9 +6,22 @@ import type { Scheduler } from '../scheduler.js';
 import type { Repo } from '../store/repo.js';
 import type { Payout } from '../store/state.js';
 
-/** Listeners of payout status changes (the webhook outbox attaches here). */
+/**
+ * Listeners of payout status changes (the webhook outbox attaches here), and of the behaviours a
+ * merchant's integration was shown (behaviour coverage attaches here): an id from the coverage
+ * catalogue, e.g. `payout.status.Unknown`, `verification.PAN.invalid`, `webhook.retry`.
+ */
 export class PayoutEvents {
   private readonly listeners: Array<(payout: Payout) => void> = [];
+  private readonly behaviourListeners: Array<(merchantId: string, id: string) => void> = [];
+
+  onBehaviour(listener: (merchantId: string, id: string) => void): void {
+    this.behaviourListeners.push(listener);
+  }
+
+  behaviour(merchantId: string, id: string): void {
+    for (const l of this.behaviourListeners) l(merchantId, id);
+  }
 
   onPayoutStatus(listener: (payout: Payout) => void): void {
     this.listeners.push(listener);

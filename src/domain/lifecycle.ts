@@ -52,6 +52,8 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
     ctx.scheduler.cancel(payout.next_step);
     payout.next_step = null;
   }
+  ctx.events.behaviour(payout.merchant_id, `payout.status.${status}`);
+  if (status === 'Failed' && payout.history.some((h) => h.status === 'Success')) ctx.events.behaviour(payout.merchant_id, 'payout.reversed');
   ctx.events.emitPayoutStatus(payout);
   return { ok: true };
 }

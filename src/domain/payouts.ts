@@ -128,6 +128,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   if (directive && !directive.ok) throw new RequestError(400, directive.message);
   const account = debitableAccount(repo, merchant, req.debit_from);
   if (repo.payoutByClientRefId(merchant.merchant_id, req.client_ref_id)) {
+    ctx.events.behaviour(merchant.merchant_id, 'payout.duplicate_client_ref_id');
     throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
   }
   const known = req.beneficiary_id !== undefined ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id) : undefined;
@@ -172,6 +173,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   ]);
   repo.insertPayout(payout);
   startPayoutTimeline(ctx, payout, plan);
+  ctx.events.behaviour(merchant.merchant_id, `payout.status.${payout.status}`);
   return { payout, rule: plan.rule, fault };
 }
 

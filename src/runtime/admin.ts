@@ -190,6 +190,12 @@ export class Admin {
     return { in_flight: webhooks.inFlightCount, rounds: rounds + 1, clock: this.clock() };
   }
 
+  /** Behaviour coverage: one merchant's (404 for an unknown one), or every merchant's added up. */
+  coverage(merchantId: string | null = null) {
+    if (merchantId !== null && !this.sb.repo.merchant(merchantId)) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
+    return this.sb.coverage.report(merchantId);
+  }
+
   requests(limit = 100) {
     return { requests: this.sb.journal.list(Math.min(this.sb.journal.capacity, Math.max(1, limit))) };
   }

@@ -45,6 +45,10 @@ export interface SandboxConfig {
   /** Real ms: the whole request head must arrive within it; the whole request within requestTimeout. */
   headersTimeout: number;
   requestTimeout: number;
+  /** Where to write the behaviour-coverage report (all merchants) on shutdown: .json, .md or .xml (JUnit). */
+  coverageReport: string | null;
+  /** Below this percentage of behaviours covered, shutdown fails (CLI: exit code 3). */
+  coverageMin: number | null;
 }
 
 export const DEFAULT_FIXTURES = resolve(PACKAGE_ROOT, 'fixtures/default.json');
@@ -76,6 +80,8 @@ export const DEFAULTS: SandboxConfig = {
   maxConnections: 2000,
   headersTimeout: 10_000,
   requestTimeout: 30_000,
+  coverageReport: null,
+  coverageMin: null,
 };
 
 export type SandboxOptions = Partial<SandboxConfig>;
@@ -147,6 +153,8 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   ranged('seed', 'seed', c.seed);
   if (c.clockStart !== null && !Number.isFinite(c.clockStart)) fail('clock-start', 'must be a date and time');
   for (const [key, flag] of CAP_FLAGS) ranged(key, flag, c[key]);
+  if (c.coverageMin !== null && !(typeof c.coverageMin === 'number' && c.coverageMin >= 0 && c.coverageMin <= 100)) fail('coverage-min', 'must be a percentage from 0 to 100');
+  if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
   }

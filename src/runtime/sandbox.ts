@@ -16,6 +16,7 @@ import { Admin } from './admin.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import { fixturesFromValue, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import { Journal } from './journal.js';
+import { Coverage, writeCoverageReport } from './coverage.js';
 
 /**
  * The running sandbox: the store, the clock, the scheduler, the outbox and their wiring. The
@@ -55,9 +56,18 @@ function outboxOf(domain: DomainContext, config: SandboxConfig, persist: () => P
   });
 }
 
+/** Timers and attempts stopped, everything written, the coverage report written if asked for. */
+async function shutDown(sb: SandboxCore): Promise<void> {
+  sb.scheduler.stop();
+  sb.webhooks.close();
+  await sb.store.persist();
+  if (sb.config.coverageReport !== null) await writeCoverageReport(sb.config.coverageReport, sb.coverage.report(null));
+}
+
 /** The scheduler's handlers and the status-change listener. */
 function wire(sb: Sandbox): void {
   sb.events.onPayoutStatus((payout) => sb.webhooks.enqueue(payout));
+  sb.events.onBehaviour((merchantId, id) => sb.coverage.hit(merchantId, id));
   sb.scheduler.on('payout_step', (item) => runPayoutStep(sb, item));
   sb.scheduler.on('beneficiary_activation', (item) => runBeneficiaryActivation(sb, item));
   sb.scheduler.on('checkout_step', (item) => runCheckoutStep(sb, item));
@@ -96,6 +106,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     store,
     webhooks,
     journal: new Journal(config.journalSize),
+    coverage: new Coverage(() => store.state, () => scenario),
     counters: new Set(),
     setScenario: (next) => {
       scenario = next;
@@ -119,9 +130,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     close: async () => {
       if (closed) return;
       closed = true;
-      scheduler.stop();
-      webhooks.close();
-      await store.persist();
+      await shutDown(core);
     },
   };
   const sb: Sandbox = Object.assign(core, { admin: new Admin(core, fixtures.merchants.length) });

@@ -21,6 +21,8 @@ export interface State {
   webhook_seq: number;
   /** Everything due later, on the sandbox clock (see Scheduler). */
   scheduler: { seq: number; items: Record<string, DueItem> };
+  /** Behaviour coverage: per merchant, how often each catalogue item was exercised. */
+  coverage?: Record<string, Record<string, number>>;
 }
 
 export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed';
@@ -50,6 +52,8 @@ export interface WebhookDelivery {
   wrong_signature: boolean;
   /** Chaos: the second copy of `duplicate_of`. */
   duplicate_of: string | null;
+  /** Chaos: held and sent after later deliveries of its payout (reorder). */
+  reordered?: boolean;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   /** The due item of the next attempt, if one is scheduled (its `due` is when). */
@@ -240,5 +244,6 @@ export function emptyState(): State {
     scheduler: { seq: 0, items: {} },
     webhook_deliveries: {},
     webhook_seq: 0,
+    coverage: {},
   };
 }

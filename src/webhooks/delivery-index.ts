@@ -44,3 +44,13 @@ function push(map: Map<string, string[]>, key: string, id: string): void {
   if (ids) ids.push(id);
   else map.set(key, [id]);
 }
+
+/** The behaviours attempt `n` of a delivery showed the merchant's endpoint (behaviour coverage ids). */
+export function deliveryBehaviours(d: WebhookDelivery, n: number): string[] {
+  const ids = [`webhook.${d.version}`];
+  if (n > 1) ids.push('webhook.retry');
+  if (d.duplicate_of !== null) ids.push('webhook.duplicate');
+  if (d.wrong_signature) ids.push('webhook.bad_signature');
+  if (d.reordered) ids.push('webhook.reorder');
+  return ids;
+}

@@ -7,7 +7,7 @@ import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
 import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
 import { targetAllowed } from './targets.js';
-import { DeliveryIndex } from './delivery-index.js';
+import { DeliveryIndex, deliveryBehaviours } from './delivery-index.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -99,6 +99,7 @@ export class WebhookOutbox {
     const held = this.index.ofPayout(refId).map((id) => this.deliveries[id]).filter((d) => d.state === 'held');
     for (const d of held.reverse()) {
       d.state = 'pending';
+      d.reordered = true;
       this.scheduleAttempt(d, at);
     }
   }
@@ -161,6 +162,7 @@ export class WebhookOutbox {
     }
     if (generation !== this.generation) return;
     d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
+    for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
     if (status !== null && status >= 200 && status < 300) {
       d.state = 'delivered';
     } else if (n <= retryScheduleMs.length) {

@@ -58,6 +58,7 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
       aadhaar_number: fields.aadhaar_number ?? '',
       expires_at: now + AADHAAR_OTP_TTL_MS,
     });
+    ctx.events.behaviour(merchant.merchant_id, 'verification.AADHAAR.otp_sent');
     return { verification, message: VERIFICATION_MESSAGES.otpSent };
   }
 
@@ -65,6 +66,7 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
   if (type === 'AADHAAR') {
     const otpRequest = repo.aadhaarOtp(merchant.merchant_id, fields.ref_id ?? '');
     if (!otpRequest || otpRequest.aadhaar_number !== fields.aadhaar_number || otpRequest.expires_at <= now) {
+      ctx.events.behaviour(merchant.merchant_id, 'verification.AADHAAR.otp_expired');
       throw new RequestError(400, VERIFICATION_MESSAGES.otpRefInvalid);
     }
     const pending = repo.verification(merchant.merchant_id, otpRequest.verification_id);
@@ -81,6 +83,9 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
   verification.verification_status = 'Success';
   verification.verify_response = verifyDocument(type, fields, ctx.scenario().verification.invalid[type]);
   if (type === 'AADHAAR' && verification.verify_response.valid) repo.deleteAadhaarOtp(fields.ref_id ?? '');
+  const valid = verification.verify_response.valid === true;
+  const wrongOtp = type === 'AADHAAR' && !valid && fields.otp !== undefined && verification.verify_response.message === 'Invalid OTP';
+  ctx.events.behaviour(merchant.merchant_id, wrongOtp ? 'verification.AADHAAR.otp_wrong' : `verification.${type}.${valid ? 'valid' : 'invalid'}`);
   return { verification, message: VERIFICATION_MESSAGES.done };
 }
 

@@ -12,6 +12,7 @@ export function checkoutHandlers(sb: Sandbox): OperationHandlers {
         // Another merchant's transaction answers exactly as an unknown one.
         const t = sb.repo.checkoutTransaction(merchant.merchant_id, input.transaction_id);
         if (!t) throw new CheckoutError(404, MESSAGES.checkoutNotFound);
+        sb.coverage.hit(merchant.merchant_id, `checkout.status.${t.status}`);
         res.status(200).json(checkoutSuccess(MESSAGES.checkoutFetched, checkoutRecord(t, merchant)));
       },
     },

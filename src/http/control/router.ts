@@ -7,6 +7,7 @@ import { secretEquals } from '../auth.js';
 import { noteRefusal } from '../requests.js';
 import { inputParser } from '../validation.js';
 import { openApiDocument } from '../../contract/openapi.js';
+import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../runtime/coverage.js';
 import * as body from './schemas.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
@@ -19,8 +20,22 @@ function controlErrorHandler(err: unknown, _req: Request, res: Response, next: N
   next(err);
 }
 
+/** A coverage report as asked: `?format=json|markdown|junit`, and `&uncovered=failed|skipped` for JUnit. */
+function coverageAnswer(req: Request, report: CoverageReport): Answer {
+  const q = req.query as Record<string, string | undefined>;
+  const format = q.format ?? 'json';
+  if (format === 'json') return report;
+  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(report), answer: true };
+  if (format === 'junit') {
+    const uncovered = q.uncovered ?? 'failed';
+    if (uncovered !== 'failed' && uncovered !== 'skipped') throw new RequestError(400, 'The uncovered field must be failed or skipped.');
+    return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(report, uncovered), answer: true };
+  }
+  throw new RequestError(400, 'The format field must be json, markdown or junit.');
+}
+
 /** What a route answers: a JSON body, with a status other than 200 or headers where needed. */
-type Answer = unknown | { status: number; headers?: Record<string, string>; body: unknown; answer: true };
+type Answer = unknown | { status: number; headers?: Record<string, string>; body?: unknown; text?: string; answer: true };
 type Route = [method: 'get' | 'post' | 'put' | 'patch', path: string, handle: (req: Request) => Answer | Promise<Answer>];
 
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
@@ -90,12 +105,14 @@ function recordRoutes(admin: Admin): Route[] {
     }],
     ['post', '/webhooks/settle', () => admin.settleWebhooks()],
     ['post', '/webhooks/:delivery_id/redeliver', async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
+    ['get', '/coverage', (req) => coverageAnswer(req, admin.coverage())],
+    ['get', '/merchants/:merchant_id/coverage', (req) => coverageAnswer(req, admin.coverage(param(req, 'merchant_id')))],
     ['get', '/requests', (req) => admin.requests(limitOf(req))],
     ['get', '/requests/:request_id', (req) => admin.request(param(req, 'request_id'))],
   ];
 }
 
-function isAnswer(a: unknown): a is { status: number; headers?: Record<string, string>; body: unknown } {
+function isAnswer(a: unknown): a is { status: number; headers?: Record<string, string>; body?: unknown; text?: string } {
   return typeof a === 'object' && a !== null && (a as { answer?: unknown }).answer === true;
 }
 
@@ -107,7 +124,8 @@ function handler(handle: Route[2]): RequestHandler {
       return;
     }
     if (a.headers) res.set(a.headers);
-    res.status(a.status).json(a.body);
+    if (a.text !== undefined) res.status(a.status).send(a.text);
+    else res.status(a.status).json(a.body);
   };
 }
 

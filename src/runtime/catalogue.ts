@@ -1,0 +1,112 @@
+import { MAGIC_INVALID, AADHAAR_OTP } from '../domain/verification/documents.js';
+import { ERROR_CODES, type ErrorCode } from '../errors.js';
+import type { PayoutRule, Scenario } from '../scenario/scenario.js';
+import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
+
+/** One behaviour a merchant integration should be shown to handle. */
+export interface CatalogueItem {
+  id: string;
+  group: string;
+  description: string;
+  /** How to make the sandbox show it: a magic value, a natural condition, a control call. */
+  how: string;
+}
+
+/** How each business error happens without a magic value (the reference's conditions). */
+const NATURAL: Record<ErrorCode, string> = {
+  TRANSACTION_LIMIT_EXCEEDED: "an amount over the merchant's per-transaction limit",
+  INSUFFICIENT_BALANCE: 'an amount (plus fee and tax) over the VAN balance',
+  ACCOUNT_NOT_ACTIVE: 'debit_from an INACTIVE VAN (PATCH /__sandbox/accounts/{no} {"status":"INACTIVE"})',
+  TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE: 'IMPS over 200000, or RTGS under 200000',
+  INVALID_BENEFICIARY: 'a beneficiary_id that is unknown or still Pending',
+  INVALID_TRANSFER_ID: 'only by magic value',
+  GENERIC_EXCEPTION: 'a status check of an unknown ref_id',
+};
+
+/** "amount 1001.01 (rule 1001.01)", or the rule's name where it matches on something else. */
+function trigger(rule: PayoutRule): string {
+  const a = rule.match.amount;
+  const amount = a && a.min === a.max ? `initialize with amount ${a.min / 100}` : null;
+  return `${amount ?? `a payout matching scenario rule ${rule.name}`} (rule ${rule.name})`;
+}
+
+function errorItems(s: Scenario): CatalogueItem[] {
+  return ERROR_CODES.map((code) => {
+    const magic = s.payouts.rules.find((r) => r.outcome.kind === 'reject' && r.outcome.code === code);
+    const how = [magic ? trigger(magic) : null, NATURAL[code]].filter((x) => x !== null).join('; or ');
+    return { id: `error.${code}`, group: 'business errors', description: `envelope B ${code}`, how };
+  });
+}
+
+function payoutItems(s: Scenario): CatalogueItem[] {
+  const timelineRule = (status: string) =>
+    s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && (r.outcome.plan.initialStatus === status || r.outcome.plan.steps.some((st) => st.status === status)));
+  const statuses = PAYOUT_STATUSES.map((status) => {
+    const rule = timelineRule(status);
+    const inline = status === 'NEW' ? 'remarks "sbx:NEW@0s>Pending@5s>Success@5s"' : `remarks "sbx:${status}@5s", then advance 5s`;
+    return { id: `payout.status.${status}`, group: 'payout statuses', description: `a payout seen in ${status}`, how: rule ? `${trigger(rule)}; or ${inline}` : inline };
+  });
+  const reversal = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')));
+  return [
+    ...statuses,
+    {
+      id: 'payout.reversed',
+      group: 'payout statuses',
+      description: 'Success → Failed: a reversal, refunded',
+      how: `${reversal ? `${trigger(reversal)}; or ` : ''}remarks "sbx:Success@5s>Failed@1h"; or POST /__sandbox/payouts/{ref_id}/status {"status":"Failed"} after Success`,
+    },
+    { id: 'payout.duplicate_client_ref_id', group: 'idempotency', description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
+  ];
+}
+
+function faultItems(s: Scenario): CatalogueItem[] {
+  return s.payouts.rules
+    .filter((r) => r.outcome.kind === 'fault')
+    .map((r) => {
+      const f = r.outcome.kind === 'fault' ? r.outcome.fault : null;
+      const what = f?.type === 'error' ? `HTTP ${f.httpCode}${f.create ? ' after the payout was created' : ''}` : f?.type === 'drop' ? 'connection dropped, no answer' : 'answer delayed';
+      return { id: `fault.${r.name}`, group: 'transport faults', description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
+    });
+}
+
+function requestItems(): CatalogueItem[] {
+  return [
+    { id: 'request.validation', group: 'requests', description: 'a request refused for its fields (envelope A 400)', how: 'leave out a required field, e.g. client_ref_id' },
+    { id: 'auth.dashboard', group: 'requests', description: 'wrong dashboard credentials (envelope A 401)', how: 'a wrong x-api-secret with the merchant\'s email' },
+    { id: 'auth.checkout', group: 'requests', description: 'wrong checkout credentials (401)', how: 'a wrong AccessToken with the MerchantId' },
+    { id: 'ratelimit.status_check', group: 'requests', description: 'status check rate-limited (429, Retry-After)', how: 'a 4th status check of one payout within a minute' },
+    { id: 'ratelimit.balance_check', group: 'requests', description: 'balance check rate-limited (429, Retry-After)', how: 'an 11th balance check of one VAN within a minute' },
+  ];
+}
+
+function recordItems(): CatalogueItem[] {
+  const verification = VERIFICATION_TYPES.flatMap((t) => [
+    { id: `verification.${t}.valid`, group: 'verification', description: `${t} verified valid`, how: `verify a well-formed ${t} number` },
+    { id: `verification.${t}.invalid`, group: 'verification', description: `${t} verified invalid (valid: false)`, how: `verify ${t} number ${MAGIC_INVALID[t]}` },
+  ]);
+  return [
+    { id: 'beneficiary.pending', group: 'beneficiaries', description: 'a beneficiary created Pending', how: 'create a beneficiary' },
+    { id: 'beneficiary.activated', group: 'beneficiaries', description: 'a beneficiary turned Active', how: 'advance past the activation delay, or POST /__sandbox/beneficiaries/{id}/status' },
+    ...verification,
+    { id: 'verification.AADHAAR.otp_sent', group: 'verification', description: 'Aadhaar step 1: OTP sent', how: 'verify AADHAAR with the number alone' },
+    { id: 'verification.AADHAAR.otp_wrong', group: 'verification', description: 'Aadhaar step 2 with a wrong OTP', how: `step 2 with an OTP other than ${AADHAAR_OTP}` },
+    { id: 'verification.AADHAAR.otp_expired', group: 'verification', description: 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', how: 'advance 10m between the two steps' },
+    ...CHECKOUT_STATUSES.map((st) => ({ id: `checkout.status.${st}`, group: 'checkout', description: `a checkout transaction seen ${st}`, how: `POST /__sandbox/checkout/transactions, then ${st === 'Initialized' ? 'look it up at once' : `POST …/status {"status":"${st}"} or advance`}` })),
+  ];
+}
+
+function webhookItems(): CatalogueItem[] {
+  return [
+    { id: 'webhook.v1', group: 'webhooks', description: 'a V1 webhook body sent to the merchant', how: 'a V1 initialize (or webhook_version v1) with a webhook_url' },
+    { id: 'webhook.v2', group: 'webhooks', description: 'a V2 webhook body sent to the merchant', how: 'a V2 initialize (or webhook_version v2) with a webhook_url' },
+    { id: 'webhook.retry', group: 'webhooks', description: 'a webhook sent again after a failed attempt', how: 'answer a delivery with a non-2xx' },
+    { id: 'webhook.duplicate', group: 'webhooks', description: 'the same event delivered twice', how: 'scenario webhooks.chaos.duplicate: 1' },
+    { id: 'webhook.reorder', group: 'webhooks', description: 'deliveries sent newest first', how: 'scenario webhooks.chaos.reorder: true' },
+    { id: 'webhook.bad_signature', group: 'webhooks', description: 'a delivery with a signature that does not verify', how: 'scenario webhooks.chaos.wrong_signature: 1' },
+  ];
+}
+
+/** The catalogue, derived from the vocabulary, the error codes and the scenario in force. */
+export function catalogue(s: Scenario): CatalogueItem[] {
+  return [...errorItems(s), ...payoutItems(s), ...faultItems(s), ...requestItems(), ...recordItems(), ...webhookItems()];
+}
