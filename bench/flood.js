@@ -2,18 +2,11 @@
 // (default 60) against the CLI with its default caps, while this script samples the server's RSS
 // every second. Prints what was created, what the caps refused, and the highest RSS.
 // Run: npm run bench:flood. Everything goes to 127.0.0.1; the loop ends by itself.
-import { spawn } from 'node:child_process';
+import { startCliProcess } from './lib.js';
 import { readFileSync } from 'node:fs';
 
 const SECONDS = Number(process.env.FLOOD_SECONDS ?? 60);
-const child = spawn(process.execPath, ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', ...process.argv.slice(2)], { cwd: new URL('..', import.meta.url) });
-let out = '';
-let base;
-for await (const c of child.stdout) {
-  out += c;
-  const m = /API base URL:\s+(\S+)/.exec(out);
-  if (m) { base = m[1]; break; }
-}
+const { child, base } = await startCliProcess(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', ...process.argv.slice(2)]);
 const rss = () => Number(readFileSync(`/proc/${child.pid}/statm`, 'utf8').split(' ')[1]) * 4096;
 let maxRss = rss();
 const sampler = setInterval(() => (maxRss = Math.max(maxRss, rss())), 1000);

@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { startSandbox } from '../dist/index.js';
+import { firstLine } from './lib.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
@@ -19,16 +20,6 @@ const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 function pinned(args) {
   return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT }) : spawn(process.execPath, args, { cwd: ROOT });
-}
-
-async function firstLine(child, match) {
-  let out = '';
-  for await (const chunk of child.stdout) {
-    out += chunk;
-    const m = match.exec(out);
-    if (m) return m;
-  }
-  throw new Error(`process ended before printing ${match}: ${out}`);
 }
 
 async function load(url, opts = {}) {

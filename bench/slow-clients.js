@@ -3,19 +3,12 @@
 // normal client's balance checks against the same figures with no slow clients. Prints p50/p99
 // for both and how many slow connections the server cut off (408) at its headers time-out.
 // Run: npm run bench:slow. Everything goes to 127.0.0.1; every loop is bounded.
-import { spawn } from 'node:child_process';
+import { startCliProcess } from './lib.js';
 import { connect } from 'node:net';
 
 const SLOW = 1000;
 const IDLE = 100;
-const child = spawn(process.execPath, ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--headers-timeout', '5000'], { cwd: new URL('..', import.meta.url) });
-let out = '';
-let base;
-for await (const c of child.stdout) {
-  out += c;
-  const m = /API base URL:\s+(\S+)/.exec(out);
-  if (m) { base = m[1]; break; }
-}
+const { child, base } = await startCliProcess(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--headers-timeout', '5000']);
 const { hostname, port } = new URL(base);
 const headers = { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001' };
 const url = `${base}/api/v1/public/balance/check?account_no=DEMOVAN0000000000001`;

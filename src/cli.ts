@@ -98,68 +98,13 @@ export function buildProgram(): Command {
   return program;
 }
 
-interface CliOptions {
-  port: number;
-  host: string;
-  checkoutPort?: number;
-  data: string;
-  fixtures: string;
-  scenario: string;
-  webhookUrl?: string;
-  clock: 'real' | 'manual';
-  speed: number;
-  clockStart?: number;
-  seed?: number;
-  adminToken?: string;
-  rateLimits: boolean;
-  logLevel: SandboxOptions['logLevel'];
-  journalSize: number;
-  insecureOpenControl?: boolean;
-  coverageReport?: string;
-  coverageMin?: number;
-  webhookAllow?: string[];
-  maxMerchants: number;
-  maxRecordsPerMerchant: number;
-  maxRecords: number;
-  maxDeliveriesPerMerchant: number;
-  maxSnapshots: number;
-  maxSnapshotBytes: number;
-  maxConnections: number;
-  headersTimeout: number;
-  requestTimeout: number;
-}
-
-export function optionsFromCli(o: CliOptions): SandboxOptions {
-  return {
-    port: o.port,
-    host: o.host,
-    checkoutPort: o.checkoutPort ?? null,
-    data: o.data,
-    fixtures: o.fixtures,
-    scenario: o.scenario,
-    webhookUrl: o.webhookUrl ?? null,
-    clock: o.clock,
-    speed: o.speed,
-    clockStart: o.clockStart ?? null,
-    seed: o.seed ?? null,
-    adminToken: o.adminToken ?? null,
-    rateLimits: o.rateLimits,
-    logLevel: o.logLevel,
-    journalSize: o.journalSize,
-    insecureOpenControl: o.insecureOpenControl ?? false,
-    coverageReport: o.coverageReport ?? null,
-    coverageMin: o.coverageMin ?? null,
-    webhookAllow: o.webhookAllow ?? null,
-    maxMerchants: o.maxMerchants,
-    maxRecordsPerMerchant: o.maxRecordsPerMerchant,
-    maxRecords: o.maxRecords,
-    maxDeliveriesPerMerchant: o.maxDeliveriesPerMerchant,
-    maxSnapshots: o.maxSnapshots,
-    maxSnapshotBytes: o.maxSnapshotBytes,
-    maxConnections: o.maxConnections,
-    headersTimeout: o.headersTimeout,
-    requestTimeout: o.requestTimeout,
-  };
+/**
+ * The parsed command line as sandbox options: every option is named as its config key, so each
+ * key takes the parsed value, or the default where the option was not given.
+ */
+export function optionsFromCli(o: Record<string, unknown>): SandboxOptions {
+  const config = DEFAULTS as unknown as Record<string, unknown>;
+  return Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, o[k] ?? config[k]])) as SandboxOptions;
 }
 
 /** Parses the command line; help and version exit 0, a bad option exits 2. */
@@ -174,7 +119,7 @@ function parseArgs(argv: string[]): SandboxOptions {
     }
     throw err;
   }
-  return optionsFromCli(program.opts<CliOptions>());
+  return optionsFromCli(program.opts());
 }
 
 /** Opens the sandbox; an invalid option or input file exits 2 with its message. */
