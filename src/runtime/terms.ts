@@ -1,16 +1,8 @@
 import type { MerchantTerms } from '../domain/merchants.js';
 import { toPaise } from '../money.js';
-import type { ApiVersion, PaymentMethod, VerificationType } from '../vocab.js';
 
-/** A merchant's terms as fixtures and the control API give them: money in rupees. */
-export interface RupeeTerms {
-  fees?: Partial<Record<PaymentMethod, number>>;
-  tax_rate_percent?: number;
-  per_transaction_limit?: number;
-  webhook_url?: string | null;
-  webhook_version?: ApiVersion | null;
-  verification_charges?: Partial<Record<VerificationType, number>>;
-}
+/** A merchant's terms as fixtures and the control API give them: the same fields, money in rupees. */
+export type RupeeTerms = MerchantTerms;
 
 function paiseMap<K extends string>(m: Partial<Record<K, number>> | undefined): Partial<Record<K, number>> | undefined {
   if (m === undefined) return undefined;
