@@ -101,3 +101,24 @@ test('the same admin scenario gives the same answers over HTTP and in-process', 
     await b.sandbox.close();
   }
 });
+
+test('a merchant created through the control API is answered with the terms it got', async () => {
+  const a = await createApp({ data: 'memory', clock: 'manual', seed: 7, logLevel: 'silent' });
+  try {
+    const plain = (await request(a).post('/__sandbox/merchants').send({})).body;
+    expect(plain).toMatchObject({
+      balance: 1000000,
+      fees: { '1001': 5, '1002': 2.5, '1003': 25 },
+      tax_rate_percent: 18,
+      per_transaction_limit: 1000000,
+      verification_charges: { BANK: 3, PAN: 2, DRIVING_LICENSE: 5, VOTER_ID: 4, PASSPORT: 5, CIN: 5, GSTIN: 5, AADHAAR: 6, IFSC: 1 },
+      webhook_url: null,
+      webhook_version: null,
+    });
+    expect(plain.account_no).toMatch(/^VAN\d{17}$/);
+    const custom = (await request(a).post('/__sandbox/merchants').send({ balance: 10.5, fees: { '1002': 1.25 }, per_transaction_limit: 500 })).body;
+    expect(custom).toMatchObject({ balance: 10.5, fees: { '1001': 5, '1002': 1.25, '1003': 25 }, per_transaction_limit: 500 });
+  } finally {
+    await a.sandbox.close();
+  }
+});
