@@ -87,7 +87,12 @@ test('coverage is kept in the store: the same after a restart on the same file',
     await first.sandbox.close();
     const second = await testApp({ rateLimits: false, data });
     try {
-      expect(covered((await request(second).get(`/__sandbox/merchants/${id}/coverage`)).body)).toEqual(EXPECTED);
+      const after = (await request(second).get(`/__sandbox/merchants/${id}/coverage`)).body;
+      expect(covered(after)).toEqual(EXPECTED);
+      const md = (await request(second).get(`/__sandbox/merchants/${id}/coverage?format=markdown`)).text;
+      expect(md.match(/\| ✅ \|/g)).toHaveLength(EXPECTED.length);
+      const junit = (await request(second).get(`/__sandbox/merchants/${id}/coverage?format=junit`)).text;
+      expect((junit.match(/<failure /g) ?? []).length).toBe(after.summary.total - EXPECTED.length);
     } finally {
       await second.sandbox.close();
     }
