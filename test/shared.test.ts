@@ -155,3 +155,13 @@ test('past --max-records the whole sandbox refuses new records, whichever mercha
   expect(refused.status).toBe(400);
   expect(refused.body.message).toMatch(/at most 5 payouts, beneficiaries and verifications in all \(--max-records\)/);
 });
+
+test('--journal-size 0 turns the journal off: nothing is recorded, and a lookup says so', async () => {
+  const a = await app({ journalSize: 0 });
+  const res = await initialize(a, payoutBody());
+  expect(res.status).toBe(200);
+  expect((await request(a).get('/__sandbox/requests')).body).toEqual({ requests: [] });
+  const one = await request(a).get(`/__sandbox/requests/${res.headers['x-request-id']}`);
+  expect(one.status).toBe(404);
+  expect(one.body.error).toMatch(/journal is off/);
+});
