@@ -41,10 +41,13 @@ function errorItems(s: Scenario): CatalogueItem[] {
 function payoutItems(s: Scenario): CatalogueItem[] {
   const timelineRule = (status: string) =>
     s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && (r.outcome.plan.initialStatus === status || r.outcome.plan.steps.some((st) => st.status === status)));
+  const plan = s.payouts.defaultPlan;
   const statuses = PAYOUT_STATUSES.map((status) => {
     const rule = timelineRule(status);
     const inline = status === 'NEW' ? 'remarks "sbx:NEW@0s>Pending@5s>Success@5s"' : `remarks "sbx:${status}@5s", then advance 5s`;
-    return { id: `payout.status.${status}`, group: 'payout statuses', description: `a payout seen in ${status}`, how: rule ? `${trigger(rule)}; or ${inline}` : inline };
+    const byDefault = plan.initialStatus === status ? 'any initialize' : plan.steps.some((st) => st.status === status) ? 'any initialize, then advance past the default timeline' : null;
+    const how = [byDefault, rule ? trigger(rule) : null, inline].filter((x) => x !== null).join('; or ');
+    return { id: `payout.status.${status}`, group: 'payout statuses', description: `a payout seen in ${status}`, how };
   });
   const reversal = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')));
   return [
