@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
@@ -283,4 +283,28 @@ describe('webhook chaos', () => {
     const refs = receiver.bodies().map((b) => b.transaction.client_ref_id).sort();
     expect(refs).toEqual(['DUP000001', 'DUP000001', 'ONE000001']);
   });
+});
+
+test('a data file written when bodies were stored as text still delivers the same bytes', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-wh-'));
+  try {
+    receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
+    const data = join(dir, 'db.json');
+    const first = await testApp({ data, rateLimits: false, webhookUrl: receiver.url });
+    await initialize(first, payoutBody());
+    await advanceBy(first, '5s');
+    await receiver.waitFor(1);
+    await first.sandbox.close();
+    const doc = JSON.parse(readFileSync(data, 'utf8'));
+    for (const d of Object.values(doc.webhook_deliveries) as Array<{ body: unknown }>) d.body = JSON.stringify(d.body);
+    writeFileSync(data, JSON.stringify(doc));
+    const second = await sandbox({ data });
+    expect(typeof second.sandbox.webhooks.list({})[0].body).toBe('object');
+    await advanceBy(second, '10s');
+    await receiver.waitFor(2);
+    expect(receiver.received[1].body).toBe(receiver.received[0].body);
+    await second.sandbox.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

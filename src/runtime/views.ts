@@ -89,6 +89,6 @@ export function deliveryView(d: WebhookDelivery, next: number | null) {
     created_at: toIso(d.created_at),
     next_attempt_at: next === null ? null : toIso(next),
     attempts: d.attempts.map((a) => ({ ...a, at: toIso(a.at) })),
-    body: JSON.parse(d.body) as unknown,
+    body: d.body,
   };
 }

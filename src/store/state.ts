@@ -46,8 +46,8 @@ export interface WebhookDelivery {
   event_status: PayoutStatus;
   version: ApiVersion;
   target_url: string;
-  /** The exact raw body sent (and signed). */
-  body: string;
+  /** The body, as JSON: what is sent (and signed) is exactly `JSON.stringify(body)`. */
+  body: Record<string, unknown>;
   /** Chaos: signed with a wrong key, on purpose. */
   wrong_signature: boolean;
   /** Chaos: the second copy of `duplicate_of`. */

@@ -46,6 +46,8 @@ export class WebhookOutbox {
   }
 
   reindex(): void {
+    // Data files written before bodies were kept as JSON hold the sent text: the same JSON.
+    for (const d of Object.values(this.deliveries)) if (typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
     this.index.rebuild(this.deliveries);
   }
 
@@ -63,7 +65,7 @@ export class WebhookOutbox {
     const target = merchant?.webhook_url ?? this.ctx.fallbackUrl;
     if (!merchant || !target) return;
     const version = merchant.webhook_version ?? payout.version;
-    const body = JSON.stringify(version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout));
+    const body: Record<string, unknown> = version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout);
     const chaos = this.chaosFor(payout);
     const now = clock.now();
     const make = (duplicateOf: string | null): WebhookDelivery => {
@@ -128,6 +130,7 @@ export class WebhookOutbox {
     const n = d.attempts.length + 1;
     const at = this.ctx.clock.now();
     const { retryScheduleMs, timeoutMs } = this.ctx.scenario().webhooks;
+    const raw = JSON.stringify(d.body);
     const controller = new AbortController();
     this.inFlight.add(controller);
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
@@ -139,7 +142,7 @@ export class WebhookOutbox {
       if (!targetAllowed(d.target_url, this.ctx.allow)) throw new Error(`target not allowed by --webhook-allow: ${new URL(d.target_url).host}`);
       const res = await fetch(d.target_url, {
         method: 'POST',
-        body: d.body,
+        body: raw,
         redirect: 'manual',
         signal: controller.signal,
         headers: {
@@ -147,7 +150,7 @@ export class WebhookOutbox {
           'User-Agent': `payout-sandbox/${VERSION}`,
           'X-Sandbox-Delivery-Id': d.delivery_id,
           'X-Sandbox-Attempt': String(n),
-          [SIGNATURE_HEADER]: signBody(d.body, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
+          [SIGNATURE_HEADER]: signBody(raw, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
         },
       });
       status = res.status;
