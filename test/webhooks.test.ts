@@ -22,6 +22,18 @@ async function sandbox(opts: Parameters<typeof testApp>[0] = {}): Promise<Sandbo
   return a;
 }
 
+/** A sandbox on a data file in `dir` whose first webhook attempt failed (500), then stopped: the data file. */
+async function firstRunWithPendingDelivery(dir: string): Promise<string> {
+  receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
+  const data = join(dir, 'db.json');
+  const first = await testApp({ data, rateLimits: false, webhookUrl: receiver.url });
+  await initialize(first, payoutBody());
+  await advanceBy(first, '5s');
+  await receiver.waitFor(1);
+  await first.sandbox.close();
+  return data;
+}
+
 function verify(body: string, signature: string | string[] | undefined, secret = DEMO.secret): boolean {
   return signature === `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
@@ -167,14 +179,7 @@ describe('delivery, retries and the outbox', () => {
   test('the outbox survives a restart with a delivery still pending', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-wh-'));
     try {
-      receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
-      const data = join(dir, 'db.json');
-      const first = await testApp({ data, rateLimits: false, webhookUrl: receiver.url });
-      await initialize(first, payoutBody());
-      await advanceBy(first, '5s');
-      await receiver.waitFor(1);
-      await first.sandbox.close();
-
+      const data = await firstRunWithPendingDelivery(dir);
       const second = await sandbox({ data });
       expect(second.sandbox.webhooks.list({})[0].state).toBe('pending');
       await advanceBy(second, '9s');
@@ -288,13 +293,7 @@ describe('webhook chaos', () => {
 test('a data file written when bodies were stored as text still delivers the same bytes', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-wh-'));
   try {
-    receiver = await startReceiver((_r, n) => (n === 1 ? 500 : 200));
-    const data = join(dir, 'db.json');
-    const first = await testApp({ data, rateLimits: false, webhookUrl: receiver.url });
-    await initialize(first, payoutBody());
-    await advanceBy(first, '5s');
-    await receiver.waitFor(1);
-    await first.sandbox.close();
+    const data = await firstRunWithPendingDelivery(dir);
     const doc = JSON.parse(readFileSync(data, 'utf8'));
     for (const d of Object.values(doc.webhook_deliveries) as Array<{ body: unknown }>) d.body = JSON.stringify(d.body);
     writeFileSync(data, JSON.stringify(doc));
