@@ -73,23 +73,17 @@ function isSandbox(x: SandboxOptions | Sandbox): x is Sandbox {
   return typeof (x as Sandbox).admin === 'object' && typeof (x as Sandbox).close === 'function';
 }
 
-/** The behaviour a refused request showed its merchant (behaviour coverage), if any. */
-function coverError(sb: Sandbox, req: express.Request, res: express.Response, err: BusinessError | RequestError | CheckoutError): void {
-  const hit = (merchantId: string | undefined, id: string) => merchantId !== undefined && sb.coverage.hit(merchantId, id);
+/**
+ * The behaviour a refused request showed its merchant (behaviour coverage): a business error, a
+ * scripted fault, a refusal for its input. (Auth failures and rate limits count where they are
+ * decided: the operation mounting and the limiter.)
+ */
+function coverError(sb: Sandbox, res: express.Response, err: BusinessError | RequestError | CheckoutError): void {
   const merchant = (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id;
-  if (err instanceof BusinessError) return void hit(merchant, `error.${err.code}`);
-  if (err instanceof FaultError) return void hit(merchant, `fault.${err.rule}`);
-  if (err instanceof CheckoutError) {
-    if (err.httpStatus === 401) hit(sb.repo.merchant(String(req.headers.merchantid ?? ''))?.merchant_id, 'auth.checkout');
-    return;
-  }
-  if (err.httpCode === 401 && !req.originalUrl.startsWith('/__sandbox')) {
-    hit(sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? ''))?.merchant_id, 'auth.dashboard');
-  } else if (err.httpCode === 429) {
-    hit(merchant, req.path.includes('/balance/') ? 'ratelimit.balance_check' : 'ratelimit.status_check');
-  } else if (err.httpCode === 400) {
-    hit(merchant, 'request.validation');
-  }
+  if (merchant === undefined) return;
+  if (err instanceof BusinessError) sb.coverage.hit(merchant, `error.${err.code}`);
+  else if (err instanceof FaultError) sb.coverage.hit(merchant, `fault.${err.rule}`);
+  else if (err instanceof RequestError && err.httpCode === 400) sb.coverage.hit(merchant, 'request.validation');
 }
 
 interface HttpError extends Error {
@@ -104,7 +98,7 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
       return;
     }
     if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) {
-      coverError(sb, req, res, err);
+      coverError(sb, res, err);
       return sendError(res, err);
     }
     const e = err as HttpError;

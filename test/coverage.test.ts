@@ -112,3 +112,16 @@ test('--coverage-report writes the report on shutdown; --coverage-min fails the 
   const open = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--coverage-min', '0']);
   expect(await open.stop()).toBe(0);
 });
+
+test('auth failures and rate limits count for the merchant the request names', async () => {
+  const app = await testApp({ rateLimits: true });
+  apps.push(app);
+  const m = (await request(app).post('/__sandbox/merchants').send({})).body;
+  await request(app).get('/api/v1/public/balance/check').set({ ...m.headers, 'x-api-secret': 'wrong' }).query({ account_no: m.account_no }).expect(401);
+  await request(app).get('/api/v1/payment/transaction/PAYX/status').set({ MerchantId: m.merchant_id, AccessToken: 'wrong' }).expect(401);
+  const ref = (await request(app).post('/api/v2/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no }))).body.data.ref_id;
+  for (let i = 0; i < 3; i++) await request(app).get('/api/v1/public/payment/transfer/status').set(m.headers).query({ ref_id: ref }).expect(200);
+  await request(app).get('/api/v1/public/payment/transfer/status').set(m.headers).query({ ref_id: ref }).expect(429);
+  const hits = Object.fromEntries((await request(app).get(`/__sandbox/merchants/${m.merchant_id}/coverage`)).body.items.map((i: { id: string; hits: number }) => [i.id, i.hits]));
+  expect([hits['auth.dashboard'], hits['auth.checkout'], hits['ratelimit.status_check'], hits['ratelimit.balance_check']]).toEqual([1, 1, 1, 0]);
+});

@@ -58,19 +58,23 @@ function inputReader(op: Operation): (req: Request) => unknown {
   return (req) => parse(req.query);
 }
 
+/**
+ * The operation's credentials, matched to one merchant, or its 401. A 401 counts as a behaviour
+ * shown (`auth.checkout`, `auth.dashboard`) to the merchant the request names, if it names one.
+ */
 function authenticator(sb: Sandbox, op: Operation): (req: Request) => Merchant {
-  if (op.security === 'checkout') {
-    return (req) => {
-      const merchant = authenticateCheckout(sb.repo, req.headers);
-      if (!merchant) throw new CheckoutError(401, MESSAGES.checkoutUnauthorized);
-      return merchant;
-    };
-  }
-  return (req) => {
-    const merchant = authenticateDashboard(sb.repo, req.headers);
-    if (!merchant) throw new RequestError(401, MESSAGES.invalidCredentials);
-    return merchant;
+  const refuse = (claimed: Merchant | undefined, id: string, err: Error): never => {
+    if (claimed) sb.coverage.hit(claimed.merchant_id, id);
+    throw err;
   };
+  if (op.security === 'checkout') {
+    return (req) =>
+      authenticateCheckout(sb.repo, req.headers) ??
+      refuse(sb.repo.merchant(String(req.headers.merchantid ?? '')), 'auth.checkout', new CheckoutError(401, MESSAGES.checkoutUnauthorized));
+  }
+  return (req) =>
+    authenticateDashboard(sb.repo, req.headers) ??
+    refuse(sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? '')), 'auth.dashboard', new RequestError(401, MESSAGES.invalidCredentials));
 }
 
 /**

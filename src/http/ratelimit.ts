@@ -3,7 +3,7 @@ import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-li
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
 import type { RateLimitRule } from '../scenario/scenario.js';
-import type { Counters } from '../runtime/core.js';
+import type { Counters, RateLimits, SandboxCore } from '../runtime/core.js';
 
 
 /**
@@ -63,19 +63,29 @@ export class ClockStore implements Store {
   }
 }
 
+export interface LimiterOptions {
+  /** The 429's message (default: the reference's `Too many attempts`). */
+  message?: string;
+  /** Which answered requests count; by default all of them. */
+  counts?: (req: Request, res: Response) => boolean;
+  /** Called when a request is refused (behaviour coverage). */
+  onRefused?: (res: Response) => void;
+}
+
 /**
- * One of the reference's limits (status check 3/min per transaction, balance 10/min per account),
- * keyed by `key(req, res)`. Excess: envelope A 429 `Too many attempts` with `Retry-After` in
- * seconds of sandbox time.
+ * A fixed-window limit on `clock`, keyed by `key(req, res)`. Excess: a RequestError 429 with
+ * `Retry-After` in seconds of that clock's time.
  */
 export function limiter(
   clock: Clock,
   rule: () => RateLimitRule | null,
   key: (req: Request, res: Response) => string,
   registry?: Set<Counters>,
+  options: LimiterOptions = {},
 ) {
   const store = new ClockStore(clock, () => rule()?.windowMs ?? 60_000);
   registry?.add(store);
+  const counts = options.counts;
   const middleware = rateLimit({
     limit: () => rule()?.limit ?? 0,
     skip: () => rule() === null,
@@ -84,11 +94,28 @@ export function limiter(
     legacyHeaders: false,
     validate: false,
     store,
-    handler: (req, _res, next) => {
+    ...(counts ? { skipSuccessfulRequests: true, requestWasSuccessful: (req: Request, res: Response) => !counts(req, res) } : {}),
+    handler: (req, res, next) => {
+      options.onRefused?.(res);
       const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
       const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? clock.now()) - clock.now()) / 1000));
-      next(new RequestError(429, MESSAGES.tooManyAttempts, { 'Retry-After': String(seconds) }));
+      next(new RequestError(429, options.message ?? MESSAGES.tooManyAttempts, { 'Retry-After': String(seconds) }));
     },
   });
   return Object.assign(middleware, { store });
+}
+
+/**
+ * One of the reference's limits (status check 3/min per transaction, balance 10/min per account)
+ * on the sandbox clock, or nothing when rate limits are off (no middleware on the path). Its
+ * counters are cleared with the state; a refusal counts as the behaviour `ratelimit.<name>`.
+ */
+export function referenceLimit(sb: SandboxCore, name: keyof RateLimits, key: (res: Response) => { merchantId: string; id: string }) {
+  if (!sb.config.rateLimits) return null;
+  return limiter(sb.clock, () => sb.rateLimit(name), (_req, res) => {
+    const k = key(res);
+    return `${k.merchantId}\u0000${k.id}`;
+  }, sb.counters, {
+    onRefused: (res) => sb.coverage.hit(key(res).merchantId, `ratelimit.${name}`),
+  });
 }

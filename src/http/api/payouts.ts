@@ -5,10 +5,9 @@ import { MESSAGES, RequestError } from '../../errors.js';
 import { toPaise } from '../../money.js';
 import type { Sandbox } from '../../runtime/sandbox.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
-import type { RequestHandler } from 'express';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { callOf, type Call, type OperationHandler, type OperationHandlers } from '../mount.js';
-import { limiter } from '../ratelimit.js';
+import { referenceLimit } from '../ratelimit.js';
 import { sendJson, sendSuccess } from '../respond.js';
 
 function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<InitializePayoutRequest> {
@@ -30,7 +29,7 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
   };
 }
 
-type StatusCall = Call<PayoutStatusRequest> & { payout?: Payout };
+type StatusCall = Call<PayoutStatusRequest> & { payout?: Payout | undefined };
 
 /** The status check's body as JSON, kept per payout until its next status change (polling loops read it often). */
 const statusJson = (() => {
@@ -45,37 +44,19 @@ const statusJson = (() => {
 })();
 
 function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
-  const lookup = (call: StatusCall) => (call.payout = lookupPayout(sb, call.merchant, call.input));
-  const answer = ({ res, payout }: StatusCall) => {
-    sendJson(res, 200, statusJson(foundPayout(payout)));
+  // Looked up once per request: by the rate limit's key (when limits are on) or by the answer.
+  const payoutOf = (call: StatusCall) => ('payout' in call ? call.payout : (call.payout = lookupPayout(sb, call.merchant, call.input)));
+  const limit = referenceLimit(sb, 'status_check', (res) => {
+    const call = callOf<PayoutStatusRequest>(res) as StatusCall;
+    const payout = payoutOf(call);
+    const { ref_id, client_ref_id } = call.input;
+    // Both ids of one payout share its counter.
+    return { merchantId: call.merchant.merchant_id, id: payout ? `ref:${payout.ref_id}` : ref_id !== undefined ? `ref:${ref_id}` : `client:${client_ref_id}` };
+  });
+  return {
+    before: limit ? [limit] : [],
+    handle: (call) => sendJson(call.res, 200, statusJson(foundPayout(payoutOf(call as StatusCall)))),
   };
-  if (!sb.config.rateLimits) {
-    return {
-      handle: (call) => {
-        lookup(call as StatusCall);
-        answer(call as StatusCall);
-      },
-    };
-  }
-  const statusLimit = limiter(
-    sb.clock,
-    () => sb.rateLimit('status_check'),
-    (_req, res) => {
-      const { merchant, input, payout } = callOf<PayoutStatusRequest>(res) as StatusCall;
-      // Both ids of one payout share its counter.
-      const id = payout ? `ref:${payout.ref_id}` : input.ref_id !== undefined ? `ref:${input.ref_id}` : `client:${input.client_ref_id}`;
-      return `${merchant.merchant_id}\u0000${id}`;
-    },
-    sb.counters,
-  );
-  const before: RequestHandler[] = [
-    (_req, res, next) => {
-      lookup(callOf<PayoutStatusRequest>(res) as StatusCall);
-      next();
-    },
-    statusLimit,
-  ];
-  return { before, handle: (call) => answer(call as StatusCall) };
 }
 
 export function payoutHandlers(sb: Sandbox): OperationHandlers {

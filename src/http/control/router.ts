@@ -4,6 +4,8 @@ import { RequestError } from '../../errors.js';
 import { TransitionRefused, type Admin, type ScenarioChoice } from '../../runtime/admin.js';
 import type { Sandbox } from '../../runtime/sandbox.js';
 import { secretEquals } from '../auth.js';
+import { limiter } from '../ratelimit.js';
+import { Clock } from '../../clock.js';
 import { noteRefusal } from '../requests.js';
 import { inputParser } from '../validation.js';
 import { openApiDocument } from '../../contract/openapi.js';
@@ -14,7 +16,7 @@ import * as body from './schemas.js';
 function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (err instanceof TransitionRefused) noteRefusal(res, err.refusal);
   if (err instanceof RequestError && err.httpCode < 500) {
-    res.status(err.httpCode).json({ error: err.message });
+    res.set(err.headers).status(err.httpCode).json({ error: err.message });
     return;
   }
   next(err);
@@ -134,35 +136,31 @@ export const TOKEN_FAILURES = { limit: 20, windowMs: 60_000 };
 
 /**
  * `Authorization: Bearer <token>` on every control route when an admin token is set, compared in
- * constant time. A client address with TOKEN_FAILURES.limit failures within a window (real time)
- * is answered 429 with Retry-After until the window ends, even with the right token.
+ * constant time. Failed attempts count per client address on a window of real time (the same
+ * limiter as the reference's limits, on a real clock): past TOKEN_FAILURES.limit the address is
+ * answered 429 with Retry-After until the window ends, even with the right token.
  */
-function adminAuth(token: string | null): RequestHandler {
-  const failures = new Map<string, { n: number; until: number }>();
-  return (req, res, next) => {
-    if (token === null) return next();
-    const who = req.socket.remoteAddress ?? 'unknown';
-    const now = Date.now();
-    let f = failures.get(who);
-    if (f && f.until <= now) failures.delete(who), (f = undefined);
-    if (f && f.n >= TOKEN_FAILURES.limit) {
-      res.set('Retry-After', String(Math.ceil((f.until - now) / 1000)));
-      return next(new RequestError(429, 'Too many failed admin-token attempts from this address; try again later.'));
-    }
+function adminAuth(token: string | null): RequestHandler[] {
+  if (token === null) return [];
+  const failures = limiter(
+    new Clock({ mode: 'real', speed: 1 }),
+    () => TOKEN_FAILURES,
+    (req) => req.socket.remoteAddress ?? 'unknown',
+    undefined,
+    { message: 'Too many failed admin-token attempts from this address; try again later.', counts: (_req, res) => res.statusCode === 401 },
+  );
+  const check: RequestHandler = (req, _res, next) => {
     const given = /^Bearer (.+)$/.exec(req.get('authorization') ?? '')?.[1] ?? '';
-    if (secretEquals(given, token)) return next();
-    if (failures.size >= 10_000) for (const [k, v] of failures) if (v.until <= now) failures.delete(k);
-    if (f) f.n += 1;
-    else failures.set(who, { n: 1, until: now + TOKEN_FAILURES.windowMs });
-    next(new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
+    next(secretEquals(given, token) ? undefined : new RequestError(401, 'The control API needs Authorization: Bearer <admin token>.'));
   };
+  return [failures, check];
 }
 
 /** The sandbox's own surface, apart from the emulated API (SPEC 9), under `/__sandbox`. */
 export function controlRouter(sb: Sandbox): Router {
   const router = Router();
   const prefix = '/__sandbox';
-  router.use(prefix, adminAuth(sb.config.adminToken));
+  for (const guard of adminAuth(sb.config.adminToken)) router.use(prefix, guard);
   for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...recordRoutes(sb.admin)]) {
     router[method](`${prefix}${path}`, handler(handle));
   }
