@@ -4,7 +4,7 @@ import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
 import { stopOnSignals } from './signals.js';
 import { serve, type Serving } from './listen.js';
-import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, isLoopback, rangeProblem, type SandboxOptions } from './runtime/config.js';
+import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, flagOf, isLoopback, percentProblem, rangeProblem, type SandboxOptions } from './runtime/config.js';
 import { FixturesError } from './runtime/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError } from './store/store.js';
@@ -37,8 +37,9 @@ function instant(value: string): number {
 }
 
 function percent(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 100) throw new InvalidArgumentError('must be a percentage from 0 to 100.');
+  const n = value.trim() === '' ? NaN : Number(value);
+  const problem = percentProblem(n);
+  if (problem) throw new InvalidArgumentError(`${problem}.`);
   return n;
 }
 
@@ -46,19 +47,19 @@ function hostList(value: string): string[] {
   return value.split(',').map((h) => h.trim()).filter((h) => h !== '');
 }
 
-/** The caps and timeouts: option key, flag, help. */
-const CAPS: Array<[keyof typeof RANGES & keyof typeof DEFAULTS, string, string]> = [
-  ['journalSize', 'journal-size', 'requests the control API journal keeps (0: off)'],
-  ['maxMerchants', 'max-merchants', 'merchants the control API may create'],
-  ['maxRecordsPerMerchant', 'max-records-per-merchant', 'payouts, beneficiaries and verifications per merchant (each)'],
-  ['maxRecords', 'max-records', 'payouts, beneficiaries and verifications in the whole sandbox (together)'],
-  ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant', 'webhook deliveries kept per merchant (the oldest finished go first)'],
-  ['maxSnapshots', 'max-snapshots', 'snapshots kept'],
-  ['maxSnapshotBytes', 'max-snapshot-bytes', 'total size of the snapshots kept (bytes of JSON)'],
-  ['maxConnections', 'max-connections', 'open connections at once; more are refused'],
-  ['headersTimeout', 'headers-timeout', 'ms a client has to send a request head'],
-  ['requestTimeout', 'request-timeout', 'ms a client has to send a whole request'],
-];
+/** The caps and time-outs: each an option `--<flag of the key> <n>`, ranged by RANGES. */
+const CAPS: Partial<Record<keyof typeof RANGES & keyof typeof DEFAULTS, string>> = {
+  journalSize: 'requests the control API journal keeps (0: off)',
+  maxMerchants: 'merchants the control API may create',
+  maxRecordsPerMerchant: 'payouts, beneficiaries and verifications per merchant (each)',
+  maxRecords: 'payouts, beneficiaries and verifications in the whole sandbox (together)',
+  maxDeliveriesPerMerchant: 'webhook deliveries kept per merchant (the oldest finished go first)',
+  maxSnapshots: 'snapshots kept',
+  maxSnapshotBytes: 'total size of the snapshots kept (bytes of JSON)',
+  maxConnections: 'open connections at once; more are refused',
+  headersTimeout: 'ms a client has to send a request head',
+  requestTimeout: 'ms a client has to send a whole request',
+};
 
 function env(option: Option, name: string): Option {
   return option.env(`SANDBOX_${name}`);
@@ -88,7 +89,8 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--coverage-min <percent>', 'exit 3 on shutdown when fewer behaviours are covered').argParser(percent), 'COVERAGE_MIN'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
     .addOption(env(new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList), 'WEBHOOK_ALLOW'));
-  for (const [key, flag, help] of CAPS) {
+  for (const [key, help] of Object.entries(CAPS) as Array<[keyof typeof CAPS, string]>) {
+    const flag = flagOf(key);
     program.addOption(env(new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(DEFAULTS[key]), flag.toUpperCase().replace(/-/g, '_')));
   }
   program

@@ -113,18 +113,15 @@ export function rangeProblem(option: Ranged, n: number): string | null {
 
 export class ConfigError extends Error {}
 
-const CAP_FLAGS: Array<[Ranged, string]> = [
-  ['journalSize', 'journal-size'],
-  ['maxMerchants', 'max-merchants'],
-  ['maxRecordsPerMerchant', 'max-records-per-merchant'],
-  ['maxRecords', 'max-records'],
-  ['maxDeliveriesPerMerchant', 'max-deliveries-per-merchant'],
-  ['maxSnapshots', 'max-snapshots'],
-  ['maxSnapshotBytes', 'max-snapshot-bytes'],
-  ['maxConnections', 'max-connections'],
-  ['headersTimeout', 'headers-timeout'],
-  ['requestTimeout', 'request-timeout'],
-];
+/** An option's command-line flag, from its config key: `maxRecordsPerMerchant` → `max-records-per-merchant`. */
+export function flagOf(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** The rule a percentage breaks, or null. */
+export function percentProblem(n: number): string | null {
+  return Number.isFinite(n) && n >= 0 && n <= 100 ? null : 'must be a percentage from 0 to 100';
+}
 
 const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
 
@@ -140,20 +137,17 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   const fail = (option: string, rule: string): never => {
     throw new ConfigError(`--${option}: ${rule}`);
   };
-  const ranged = (option: Ranged, flag: string, n: number | null) => {
-    const problem = n === null ? null : rangeProblem(option, n);
-    if (problem) fail(flag, problem);
-  };
-  ranged('port', 'port', c.port);
-  ranged('checkoutPort', 'checkout-port', c.checkoutPort);
+  for (const key of Object.keys(RANGES) as Ranged[]) {
+    const problem = c[key] === null ? null : rangeProblem(key, c[key]);
+    if (problem) fail(flagOf(key), problem);
+  }
   if (typeof c.host !== 'string' || c.host === '') fail('host', 'must be a host name or address');
   if (typeof c.data !== 'string' || c.data === '') fail('data', 'must be a file path or "memory"');
   if (c.clock !== 'real' && c.clock !== 'manual') fail('clock', 'must be "real" or "manual"');
   if (!(typeof c.speed === 'number' && Number.isFinite(c.speed) && c.speed > 0)) fail('speed', 'must be a number above 0');
-  ranged('seed', 'seed', c.seed);
   if (c.clockStart !== null && !Number.isFinite(c.clockStart)) fail('clock-start', 'must be a date and time');
-  for (const [key, flag] of CAP_FLAGS) ranged(key, flag, c[key]);
-  if (c.coverageMin !== null && !(typeof c.coverageMin === 'number' && c.coverageMin >= 0 && c.coverageMin <= 100)) fail('coverage-min', 'must be a percentage from 0 to 100');
+  const short = c.coverageMin === null ? null : percentProblem(c.coverageMin);
+  if (short) fail('coverage-min', short);
   if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
