@@ -15,8 +15,9 @@ import { openSandbox, type Sandbox } from './runtime/sandbox.js';
 
 export type SandboxApp = Express & { sandbox: Sandbox };
 
-const BODY_LIMIT = '100kb';
-const BODY_LIMIT_BYTES = 100 * 1024;
+/** The largest request body read (100 kB), and the one answer to a larger one. */
+const BODY_LIMIT = 100 * 1024;
+const tooLarge = () => new RequestError(413, 'The request body is larger than the 100 kB limit.');
 
 /**
  * A body announced larger than the limit is refused at once (413), before any of it is read, and
@@ -24,10 +25,10 @@ const BODY_LIMIT_BYTES = 100 * 1024;
  */
 const refuseOversized: express.RequestHandler = (req, res, next) => {
   const length = Number(req.headers['content-length'] ?? 0);
-  if (!(length > BODY_LIMIT_BYTES)) return next();
+  if (!(length > BODY_LIMIT)) return next();
   res.set('Connection', 'close');
   res.once('finish', () => req.socket.destroySoon());
-  next(new RequestError(413, 'The request body is larger than the 100 kB limit.'));
+  next(tooLarge());
 };
 
 /** The emulated API: every operation of the reference, mounted from its description on the app itself. */
@@ -103,9 +104,7 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
     }
     const e = err as HttpError;
     if (e?.type === 'entity.parse.failed') return sendError(res, new RequestError(400, 'The request body is not valid JSON.'));
-    if (e?.type === 'entity.too.large') {
-      return sendError(res, new RequestError(413, 'The request body is larger than the 100 kB limit.'));
-    }
+    if (e?.type === 'entity.too.large') return sendError(res, tooLarge());
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
       return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
     }

@@ -6,7 +6,7 @@ import { forcePayoutStatus } from '../domain/lifecycle.js';
 import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
 import { parseDuration } from '../duration.js';
 import { RequestError } from '../errors.js';
-import { toPaise } from '../money.js';
+import { toPaise, toRupees } from '../money.js';
 import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
 import type { AccountStatus, CheckoutStatus, PayoutStatus } from '../vocab.js';
 import { PACKAGE_ROOT, VERSION } from '../version.js';
@@ -100,8 +100,7 @@ export class Admin {
     const merchant = this.sb.repo.merchantByEmailAddress(email);
     if (!merchant) throw new RequestError(404, `No merchant with the email ${email}.`);
     this.checkTarget(patch.webhook_url);
-    const limit = patch.per_transaction_limit;
-    patchMerchant(merchant, { ...patch, per_transaction_limit: limit === undefined ? undefined : toPaise(limit) });
+    patchMerchant(merchant, termsInPaise(patch));
     await this.sb.repo.persist();
     return views.merchantTermsView(merchant);
   }
@@ -110,14 +109,14 @@ export class Admin {
     const a = this.account(accountNo);
     creditAccount(this.sb, a, toPaise(rupees));
     await this.sb.repo.persist();
-    return { account_no: a.account_no, balance: views.ledgerView(a).balance };
+    return { account_no: a.account_no, balance: toRupees(a.balance) };
   }
 
   async setAccountStatus(accountNo: string, status: AccountStatus) {
     const a = this.account(accountNo);
     setAccountStatus(a, status);
     await this.sb.repo.persist();
-    return { account_no: a.account_no, status: a.status, balance: views.ledgerView(a).balance };
+    return { account_no: a.account_no, status: a.status, balance: toRupees(a.balance) };
   }
 
   ledger(accountNo: string) {
@@ -237,8 +236,11 @@ export class Admin {
   }
 }
 
+/** What a scenario name (a file of scenarios/ without its extension) may be. */
+export const SCENARIO_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+
 function scenarioFile(name: string): string {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(name)) throw new RequestError(400, 'The name must name a file in scenarios/ (letters, digits, - and _).');
+  if (!new RegExp(SCENARIO_NAME_PATTERN).test(name)) throw new RequestError(400, 'The name must name a file in scenarios/ (letters, digits, - and _).');
   const file = ['json', 'yaml', 'yml'].map((ext) => resolve(PACKAGE_ROOT, 'scenarios', `${name}.${ext}`)).find((f) => existsSync(f));
   if (!file) throw new RequestError(404, `No scenario named ${name} in scenarios/.`);
   return file;

@@ -72,41 +72,56 @@ function faultItems(s: Scenario): CatalogueItem[] {
     });
 }
 
+/** Items of one group, as [id, description, how] rows. */
+function inGroup(group: string, rows: Array<[id: string, description: string, how: string]>): CatalogueItem[] {
+  return rows.map(([id, description, how]) => ({ id, group, description, how }));
+}
+
 function requestItems(): CatalogueItem[] {
-  return [
-    { id: 'request.validation', group: 'requests', description: 'a request refused for its fields (envelope A 400)', how: 'leave out a required field, e.g. client_ref_id' },
-    { id: 'auth.dashboard', group: 'requests', description: 'wrong dashboard credentials (envelope A 401)', how: 'a wrong x-api-secret with the merchant\'s email' },
-    { id: 'auth.checkout', group: 'requests', description: 'wrong checkout credentials (401)', how: 'a wrong AccessToken with the MerchantId' },
-    { id: 'ratelimit.status_check', group: 'requests', description: 'status check rate-limited (429, Retry-After)', how: 'a 4th status check of one payout within a minute' },
-    { id: 'ratelimit.balance_check', group: 'requests', description: 'balance check rate-limited (429, Retry-After)', how: 'an 11th balance check of one VAN within a minute' },
-  ];
+  return inGroup('requests', [
+    ['request.validation', 'a request refused for its fields (envelope A 400)', 'leave out a required field, e.g. client_ref_id'],
+    ['auth.dashboard', 'wrong dashboard credentials (envelope A 401)', "a wrong x-api-secret with the merchant's email"],
+    ['auth.checkout', 'wrong checkout credentials (401)', 'a wrong AccessToken with the MerchantId'],
+    ['ratelimit.status_check', 'status check rate-limited (429, Retry-After)', 'a 4th status check of one payout within a minute'],
+    ['ratelimit.balance_check', 'balance check rate-limited (429, Retry-After)', 'an 11th balance check of one VAN within a minute'],
+  ]);
 }
 
 function recordItems(): CatalogueItem[] {
-  const verification = VERIFICATION_TYPES.flatMap((t) => [
-    { id: `verification.${t}.valid`, group: 'verification', description: `${t} verified valid`, how: `verify a well-formed ${t} number` },
-    { id: `verification.${t}.invalid`, group: 'verification', description: `${t} verified invalid (valid: false)`, how: `verify ${t} number ${MAGIC_INVALID[t]}` },
-  ]);
   return [
-    { id: 'beneficiary.pending', group: 'beneficiaries', description: 'a beneficiary created Pending', how: 'create a beneficiary' },
-    { id: 'beneficiary.activated', group: 'beneficiaries', description: 'a beneficiary turned Active', how: 'advance past the activation delay, or POST /__sandbox/beneficiaries/{id}/status' },
-    ...verification,
-    { id: 'verification.AADHAAR.otp_sent', group: 'verification', description: 'Aadhaar step 1: OTP sent', how: 'verify AADHAAR with the number alone' },
-    { id: 'verification.AADHAAR.otp_wrong', group: 'verification', description: 'Aadhaar step 2 with a wrong OTP', how: `step 2 with an OTP other than ${AADHAAR_OTP}` },
-    { id: 'verification.AADHAAR.otp_expired', group: 'verification', description: 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', how: 'advance 10m between the two steps' },
-    ...CHECKOUT_STATUSES.map((st) => ({ id: `checkout.status.${st}`, group: 'checkout', description: `a checkout transaction seen ${st}`, how: `POST /__sandbox/checkout/transactions, then ${st === 'Initialized' ? 'look it up at once' : `POST …/status {"status":"${st}"} or advance`}` })),
+    ...inGroup('beneficiaries', [
+      ['beneficiary.pending', 'a beneficiary created Pending', 'create a beneficiary'],
+      ['beneficiary.activated', 'a beneficiary turned Active', 'advance past the activation delay, or POST /__sandbox/beneficiaries/{id}/status'],
+    ]),
+    ...inGroup('verification', [
+      ...VERIFICATION_TYPES.flatMap((t): Array<[string, string, string]> => [
+        [`verification.${t}.valid`, `${t} verified valid`, `verify a well-formed ${t} number`],
+        [`verification.${t}.invalid`, `${t} verified invalid (valid: false)`, `verify ${t} number ${MAGIC_INVALID[t]}`],
+      ]),
+      ['verification.AADHAAR.otp_sent', 'Aadhaar step 1: OTP sent', 'verify AADHAAR with the number alone'],
+      ['verification.AADHAAR.otp_wrong', 'Aadhaar step 2 with a wrong OTP', `step 2 with an OTP other than ${AADHAAR_OTP}`],
+      ['verification.AADHAAR.otp_expired', 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', 'advance 10m between the two steps'],
+    ]),
+    ...inGroup(
+      'checkout',
+      CHECKOUT_STATUSES.map((st) => [
+        `checkout.status.${st}`,
+        `a checkout transaction seen ${st}`,
+        `POST /__sandbox/checkout/transactions, then ${st === 'Initialized' ? 'look it up at once' : `POST …/status {"status":"${st}"} or advance`}`,
+      ]),
+    ),
   ];
 }
 
 function webhookItems(): CatalogueItem[] {
-  return [
-    { id: 'webhook.v1', group: 'webhooks', description: 'a V1 webhook body sent to the merchant', how: 'a V1 initialize (or webhook_version v1) with a webhook_url' },
-    { id: 'webhook.v2', group: 'webhooks', description: 'a V2 webhook body sent to the merchant', how: 'a V2 initialize (or webhook_version v2) with a webhook_url' },
-    { id: 'webhook.retry', group: 'webhooks', description: 'a webhook sent again after a failed attempt', how: 'answer a delivery with a non-2xx' },
-    { id: 'webhook.duplicate', group: 'webhooks', description: 'the same event delivered twice', how: 'scenario webhooks.chaos.duplicate: 1' },
-    { id: 'webhook.reorder', group: 'webhooks', description: 'deliveries sent newest first', how: 'scenario webhooks.chaos.reorder: true' },
-    { id: 'webhook.bad_signature', group: 'webhooks', description: 'a delivery with a signature that does not verify', how: 'scenario webhooks.chaos.wrong_signature: 1' },
-  ];
+  return inGroup('webhooks', [
+    ['webhook.v1', 'a V1 webhook body sent to the merchant', 'a V1 initialize (or webhook_version v1) with a webhook_url'],
+    ['webhook.v2', 'a V2 webhook body sent to the merchant', 'a V2 initialize (or webhook_version v2) with a webhook_url'],
+    ['webhook.retry', 'a webhook sent again after a failed attempt', 'answer a delivery with a non-2xx'],
+    ['webhook.duplicate', 'the same event delivered twice', 'scenario webhooks.chaos.duplicate: 1'],
+    ['webhook.reorder', 'deliveries sent newest first', 'scenario webhooks.chaos.reorder: true'],
+    ['webhook.bad_signature', 'a delivery with a signature that does not verify', 'scenario webhooks.chaos.wrong_signature: 1'],
+  ]);
 }
 
 /** The catalogue, derived from the vocabulary, the error codes and the scenario in force. */

@@ -91,9 +91,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()));
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
   if (created) await store.persist();
-  const repo = new Repo(store);
-  repo.maxRecordsPerMerchant = config.maxRecordsPerMerchant;
-  repo.maxRecords = config.maxRecords;
+  const repo = new Repo(store, { perMerchant: config.maxRecordsPerMerchant, total: config.maxRecords });
   const logger = loggerOf(config);
   const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
   const domain: DomainContext = { repo, clock, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };

@@ -4,10 +4,12 @@ import { toPaise } from '../money.js';
 /** A merchant's terms as fixtures and the control API give them: the same fields, money in rupees. */
 export type RupeeTerms = MerchantTerms;
 
-function paiseMap<K extends string>(m: Partial<Record<K, number>> | undefined): Partial<Record<K, number>> | undefined {
-  if (m === undefined) return undefined;
-  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, toPaise(v as number)])) as Partial<Record<K, number>>;
+/** Each amount of a table (fees by method, charges by type) converted. */
+export function mapAmounts<T extends Partial<Record<string, number>>>(m: T, convert: (n: number) => number): T {
+  return Object.fromEntries(Object.entries(m).map(([k, v]) => [k, convert(v as number)])) as T;
 }
+
+const paiseMap = <T extends Partial<Record<string, number>>>(m: T | undefined) => (m === undefined ? undefined : mapAmounts(m, toPaise));
 
 /** The edge where a merchant's rupee terms become the domain's paise. */
 export function termsInPaise(t: RupeeTerms): MerchantTerms {

@@ -4,6 +4,7 @@ import { toRupees } from '../money.js';
 import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
 import type { Clock } from '../clock.js';
+import { mapAmounts } from './terms.js';
 
 /** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
 
@@ -21,10 +22,10 @@ export function merchantView(merchant: Merchant, van: Account) {
     access_token: merchant.access_token,
     account_no: van.account_no,
     balance: toRupees(van.balance),
-    fees: { '1001': toRupees(merchant.fees['1001']), '1002': toRupees(merchant.fees['1002']), '1003': toRupees(merchant.fees['1003']) },
+    fees: mapAmounts(merchant.fees, toRupees),
     tax_rate_percent: merchant.tax_rate_percent,
     per_transaction_limit: toRupees(merchant.per_transaction_limit),
-    verification_charges: Object.fromEntries(Object.entries(merchant.verification_charges).map(([t, p]) => [t, toRupees(p)])),
+    verification_charges: mapAmounts(merchant.verification_charges, toRupees),
     webhook_url: merchant.webhook_url,
     webhook_version: merchant.webhook_version,
     headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret },

@@ -16,12 +16,15 @@ export class Repo {
   private beneficiariesByAccount = new Map<string, string[]>();
   private counts = new Map<string, Record<RecordKind, number>>();
   private total = 0;
-  /** The most payouts, beneficiaries and verifications (each) one merchant may have. */
-  maxRecordsPerMerchant = Number.MAX_SAFE_INTEGER;
-  /** The most payouts, beneficiaries and verifications the whole sandbox may hold (together). */
-  maxRecords = Number.MAX_SAFE_INTEGER;
 
-  constructor(readonly store: Store) {
+  /**
+   * `caps.perMerchant`: the most payouts, beneficiaries and verifications (each) one merchant may
+   * have; `caps.total`: the most the whole sandbox may hold (together).
+   */
+  constructor(
+    readonly store: Store,
+    private readonly caps: { perMerchant: number; total: number } = { perMerchant: Infinity, total: Infinity },
+  ) {
     this.reindex();
   }
 
@@ -57,13 +60,13 @@ export class Repo {
 
   /** Throws (envelope B, the reference's catch-all) when the merchant may not have one more record of a kind. */
   requireRoom(merchantId: string, kind: RecordKind): void {
-    if (this.total >= this.maxRecords) {
-      throw new BusinessError('GENERIC_EXCEPTION', `The sandbox holds at most ${this.maxRecords} payouts, beneficiaries and verifications in all (--max-records); reset or raise the cap.`);
+    if (this.total >= this.caps.total) {
+      throw new BusinessError('GENERIC_EXCEPTION', `The sandbox holds at most ${this.caps.total} payouts, beneficiaries and verifications in all (--max-records); reset or raise the cap.`);
     }
-    if (this.countOf(merchantId, kind) < this.maxRecordsPerMerchant) return;
+    if (this.countOf(merchantId, kind) < this.caps.perMerchant) return;
     throw new BusinessError(
       'GENERIC_EXCEPTION',
-      `The sandbox keeps at most ${this.maxRecordsPerMerchant} ${kind} per merchant (--max-records-per-merchant); reset the merchant or raise the cap.`,
+      `The sandbox keeps at most ${this.caps.perMerchant} ${kind} per merchant (--max-records-per-merchant); reset the merchant or raise the cap.`,
     );
   }
 

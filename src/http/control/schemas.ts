@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SCENARIO_NAME_PATTERN } from '../../runtime/admin.js';
 import { DURATION_PATTERN } from '../../duration.js';
 import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../../vocab.js';
 import { Nullable, Rupees, StringEnum } from '../../contract/kit.js';
@@ -67,7 +68,7 @@ export const CheckoutStatusBody = Type.Object({
 });
 
 export const ScenarioBody = Type.Object({
-  name: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,64}$', 'x-message': 'must name a file in scenarios/ (letters, digits, - and _).' })),
+  name: Type.Optional(Type.String({ pattern: SCENARIO_NAME_PATTERN, 'x-message': 'must name a file in scenarios/ (letters, digits, - and _).' })),
   scenario: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
 
