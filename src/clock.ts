@@ -9,6 +9,8 @@ export interface ClockOptions {
   speed: number;
   /** Sandbox time at start-up, in ms since the epoch. Defaults: real now, or DEFAULT_MANUAL_START. */
   start?: number;
+  /** The real instant (ms since the epoch) at which sandbox time was `start` (real modes); default: now. */
+  realAnchor?: number;
 }
 
 /**
@@ -18,13 +20,13 @@ export interface ClockOptions {
 export class Clock {
   readonly mode: ClockMode;
   readonly speed: number;
-  private readonly realAnchor: number;
+  readonly realAnchor: number;
   private anchor: number;
 
   constructor(options: ClockOptions) {
     this.mode = options.mode;
     this.speed = options.mode === 'manual' ? 0 : options.speed;
-    this.realAnchor = Date.now();
+    this.realAnchor = options.realAnchor ?? Date.now();
     this.anchor = options.start ?? (options.mode === 'manual' ? DEFAULT_MANUAL_START : this.realAnchor);
   }
 

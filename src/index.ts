@@ -1,6 +1,7 @@
 import { createApp, type SandboxApp } from './app.js';
 import { serve, type Serving } from './listen.js';
-import type { Admin } from './runtime/admin.js';
+import type { Admin, NewMerchantInput } from './runtime/admin.js';
+import type { Sandbox } from './runtime/sandbox.js';
 import type { SandboxOptions } from './runtime/config.js';
 import { coverageShortfall } from './runtime/coverage.js';
 
@@ -27,6 +28,19 @@ export interface SandboxMerchant {
   checkoutHeaders: Record<'MerchantId' | 'AccessToken', string>;
 }
 
+/** A merchant of its own for a test: its credentials, and its clock, snapshots and reset. */
+export interface MerchantHandle extends SandboxMerchant {
+  /** Its clock: now, mode, and whether it follows the sandbox clock. */
+  clock(): ReturnType<Admin['merchants']['clock']>;
+  /** Moves only this merchant's clock (`'24h'`, or milliseconds), running its due items in order. */
+  advance(duration: string | number): Promise<void>;
+  /** Saves this merchant's records, clock and counters under `name`. */
+  snapshot(name: string): { name: string; at: string };
+  restore(name: string): Promise<void>;
+  /** Back to how it was created (same credentials); its snapshots are kept. */
+  reset(): Promise<void>;
+}
+
 export interface StartedSandbox {
   /** The emulated dashboard API's base URL. */
   url: string;
@@ -47,6 +61,10 @@ export interface StartedSandbox {
   restore(name: string): Promise<void>;
   /** Every admin operation of the control API, in-process (the same implementation). */
   admin: Admin;
+  /** A new merchant (as POST /__sandbox/merchants takes it; `clock` for a clock of its own). */
+  createMerchant(input?: NewMerchantInput): Promise<MerchantHandle>;
+  /** The handle of an existing merchant (a fixture one, or one created before). */
+  tenant(merchantId: string): MerchantHandle;
   /** Waits for webhook attempts under way (and what they schedule that is already due). */
   settleWebhooks(): Promise<void>;
   /**
@@ -54,6 +72,39 @@ export interface StartedSandbox {
    * coverage is below `coverageMin`.
    */
   stop(): Promise<void>;
+}
+
+function merchantOf(sb: Sandbox, merchantId: string): SandboxMerchant {
+  const m = sb.repo.merchant(merchantId);
+  if (!m) throw new Error(`No merchant with merchant_id "${merchantId}".`);
+  return {
+    merchantId: m.merchant_id,
+    email: m.email,
+    apiKey: m.api_key,
+    apiSecret: m.api_secret,
+    accessToken: m.access_token,
+    accounts: sb.repo.accountsOf(m.merchant_id).map((a) => a.account_no),
+    headers: { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret },
+    checkoutHeaders: { MerchantId: m.merchant_id, AccessToken: m.access_token },
+  };
+}
+
+function handleOf(sb: Sandbox, merchantId: string): MerchantHandle {
+  const admin = sb.admin.merchants;
+  return {
+    ...merchantOf(sb, merchantId),
+    clock: () => admin.clock(merchantId),
+    advance: async (duration) => {
+      await admin.advance(merchantId, duration);
+    },
+    snapshot: (name) => admin.snapshot(merchantId, name),
+    restore: async (name) => {
+      await admin.restore(merchantId, name);
+    },
+    reset: async () => {
+      await admin.reset(merchantId);
+    },
+  };
 }
 
 /**
@@ -70,25 +121,17 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
     await sb.close();
     throw err;
   }
-  const m = sb.repo.allMerchants()[0];
-  const accounts = sb.repo.accountsOf(m.merchant_id).map((a) => a.account_no);
   let stopped = false;
+  const tenant = (merchantId: string) => handleOf(sb, merchantId);
   return {
     url: serving.url,
     checkoutUrl: serving.checkoutUrl,
     controlUrl: `${serving.url}/__sandbox`,
-    merchant: {
-      merchantId: m.merchant_id,
-      email: m.email,
-      apiKey: m.api_key,
-      apiSecret: m.api_secret,
-      accessToken: m.access_token,
-      accounts,
-      headers: { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret },
-      checkoutHeaders: { MerchantId: m.merchant_id, AccessToken: m.access_token },
-    },
+    merchant: merchantOf(sb, sb.repo.allMerchants()[0].merchant_id),
     app,
     admin: sb.admin,
+    createMerchant: async (input = {}) => tenant((await sb.admin.createMerchant(input)).merchant_id),
+    tenant,
     advance: async (duration) => {
       await sb.admin.advance(duration);
     },

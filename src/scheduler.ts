@@ -1,6 +1,7 @@
 import TinyQueue from 'tinyqueue';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
+import { SANDBOX_LANE, type Clocks } from './store/clocks.js';
 import type { DueItem, DueKind, State } from './store/state.js';
 
 /** A handler may start async work (a webhook attempt) and return its promise. */
@@ -17,50 +18,80 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  */
 export const ADVANCE_SETTLE_MS = 250;
 
+/** One clock's share of the queue: its items in time order, its timer, its waiters, its passes one at a time. */
+class Lane {
+  heap = heapOf([]);
+  timer: NodeJS.Timeout | null = null;
+  waiterTimer: NodeJS.Timeout | null = null;
+  readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
+  running: Promise<void> = Promise.resolve();
+
+  constructor(readonly clock: Clock) {}
+
+  clear(): void {
+    if (this.timer) clearTimeout(this.timer);
+    if (this.waiterTimer) clearTimeout(this.waiterTimer);
+    this.timer = this.waiterTimer = null;
+  }
+}
+
+function heapOf(items: DueItem[]): TinyQueue<DueItem> {
+  return new TinyQueue<DueItem>(items, (a, b) => a.due - b.due || a.seq - b.seq);
+}
+
 /**
  * The one queue of everything the sandbox does later (settlement steps, beneficiary activation,
- * checkout outcomes, webhook attempts), keyed on the sandbox clock. Items live in the state, so
- * they survive a restart; an in-memory heap orders them. Handlers are synchronous and may
- * schedule further items, which run in the same pass when they fall due inside it.
+ * checkout outcomes, webhook attempts). Items live in the state, so they survive a restart; each
+ * runs on its merchant's clock: one lane (heap, timer, passes) per clock, the merchants that
+ * follow the sandbox clock sharing its lane, so advancing one clock runs only what it governs.
+ * Handlers are synchronous and may schedule further items, which run in the same pass when they
+ * fall due inside it.
  */
 export class Scheduler {
-  private heap = Scheduler.heapOf([]);
+  private lanes = new Map<string, Lane>();
   private readonly handlers = new Map<DueKind, Handler>();
-  private readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
-  private timer: NodeJS.Timeout | null = null;
-  private waiterTimer: NodeJS.Timeout | null = null;
   private stopped = false;
-  private running: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clocks: Clocks,
     private readonly getState: () => State,
     private readonly persist: () => Promise<void>,
     private readonly logger: Logger,
   ) {}
 
-  private static heapOf(items: DueItem[]): TinyQueue<DueItem> {
-    return new TinyQueue<DueItem>(items, (a, b) => a.due - b.due || a.seq - b.seq);
-  }
-
   on(kind: DueKind, handler: Handler): void {
     this.handlers.set(kind, handler);
   }
 
-  /** Rebuilds the heap from the stored items (at start, and after the state was replaced). */
-  reload(): void {
-    this.heap = Scheduler.heapOf(Object.values(this.getState().scheduler.items));
-    this.arm();
+  private lane(key: string): Lane {
+    let lane = this.lanes.get(key);
+    if (!lane) this.lanes.set(key, (lane = new Lane(this.clocks.of(key || null))));
+    return lane;
   }
 
-  /** Adds a due item (the caller persists, with the change that scheduled it). */
-  schedule(kind: DueKind, due: number, payload: Record<string, unknown>): DueItem {
+  /** Rebuilds the lanes from the stored items and clocks (at start, and after records were replaced). */
+  reload(): void {
+    const waiting = [...this.lanes.entries()].map(([key, l]) => [key, l.waiters.splice(0)] as const);
+    for (const l of this.lanes.values()) l.clear();
+    this.lanes = new Map();
+    for (const item of Object.values(this.getState().scheduler.items)) this.lane(this.clocks.laneOf(item.merchant_id)).heap.push(item);
+    for (const [key, ws] of waiting) this.lane(this.clocks.laneOf(key || null)).waiters.push(...ws);
+    for (const lane of this.lanes.values()) {
+      this.arm(lane);
+      this.releaseWaiters(lane);
+      this.armWaiters(lane);
+    }
+  }
+
+  /** Adds a due item on the clock of `merchantId` (the caller persists, with the change that scheduled it). */
+  schedule(kind: DueKind, due: number, payload: Record<string, unknown>, merchantId: string): DueItem {
     const s = this.getState().scheduler;
     s.seq += 1;
-    const item: DueItem = { id: `due_${s.seq}`, seq: s.seq, due, kind, payload };
+    const item: DueItem = { id: `due_${s.seq}`, seq: s.seq, due, kind, merchant_id: merchantId, payload };
     s.items[item.id] = item;
-    this.heap.push(item);
-    this.arm();
+    const lane = this.lane(this.clocks.laneOf(merchantId));
+    lane.heap.push(item);
+    this.arm(lane);
     return item;
   }
 
@@ -68,85 +99,90 @@ export class Scheduler {
     if (id) delete this.getState().scheduler.items[id];
   }
 
-  pending(): DueItem[] {
-    return Object.values(this.getState().scheduler.items).sort((a, b) => a.due - b.due || a.seq - b.seq);
+  /** Everything due later, in time order; only one merchant's when given. */
+  pending(merchantId?: string): DueItem[] {
+    const all = Object.values(this.getState().scheduler.items);
+    return (merchantId === undefined ? all : all.filter((i) => i.merchant_id === merchantId)).sort((a, b) => a.due - b.due || a.seq - b.seq);
   }
 
-  /** Manual clock: moves time forward by `ms`, running every item that falls due, in time order. */
-  advance(ms: number): Promise<void> {
-    if (this.clock.mode !== 'manual') return Promise.reject(new Error('only the manual clock can be advanced'));
+  /**
+   * A manual clock (the sandbox's, or a merchant's own): moves it forward by `ms`, running every
+   * item it governs that falls due, in time order.
+   */
+  advance(ms: number, merchantId: string | null = null): Promise<void> {
+    const key = this.clocks.laneOf(merchantId);
+    const lane = this.lane(key);
+    if (lane.clock.mode !== 'manual') return Promise.reject(new Error('only a manual clock can be advanced'));
     if (!(ms >= 0)) return Promise.reject(new Error('advance needs a duration of 0 or more'));
-    return this.exclusive(async () => {
-      const target = this.clock.now() + ms;
-      await this.runUntil(target, performance.now() + ADVANCE_SETTLE_MS);
-      this.clock.set(target);
-      this.getState().clock.now = target;
-      this.releaseWaiters();
+    return this.exclusive(lane, async () => {
+      const target = lane.clock.now() + ms;
+      await this.runUntil(lane, target, performance.now() + ADVANCE_SETTLE_MS);
+      lane.clock.set(target);
+      if (key === SANDBOX_LANE) this.getState().clock.now = target;
+      else this.clocks.record(key);
+      this.releaseWaiters(lane);
       await this.persist();
     });
   }
 
-  /** Runs whatever is due now (at start-up, and when the real clock's timer fires). */
-  runDue(): Promise<void> {
-    return this.exclusive(async () => {
-      const n = await this.runUntil(this.clock.now(), null);
+  /** Runs whatever is due now on every clock (at start-up, after a forced change, when a timer fires). */
+  async runDue(): Promise<void> {
+    await Promise.all([...this.lanes.values()].map((lane) => this.runLane(lane)));
+  }
+
+  private runLane(lane: Lane): Promise<void> {
+    return this.exclusive(lane, async () => {
+      const n = await this.runUntil(lane, lane.clock.now(), null);
       if (n > 0) await this.persist();
-      this.arm();
+      this.arm(lane);
     });
   }
 
-  /** Resolves when the sandbox clock reaches now + ms (not stored: for a response held open). */
-  wait(ms: number): Promise<void> {
+  /** Resolves when the merchant's clock reaches its now + ms (not stored: for a response held open). */
+  wait(ms: number, merchantId: string): Promise<void> {
     if (this.stopped) return Promise.resolve();
-    const deadline = this.clock.now() + ms;
+    const lane = this.lane(this.clocks.laneOf(merchantId));
+    const deadline = lane.clock.now() + ms;
     return new Promise((resolve) => {
-      this.waiters.push({ deadline, resolve });
-      this.armWaiters();
+      lane.waiters.push({ deadline, resolve });
+      this.armWaiters(lane);
     });
   }
 
   stop(): void {
     this.stopped = true;
-    if (this.timer) clearTimeout(this.timer);
-    if (this.waiterTimer) clearTimeout(this.waiterTimer);
-    this.timer = this.waiterTimer = null;
-    for (const w of this.waiters.splice(0)) w.resolve();
+    for (const lane of this.lanes.values()) {
+      lane.clear();
+      for (const w of lane.waiters.splice(0)) w.resolve();
+    }
   }
 
-  /** One pass at a time: an advance and a timer never run items side by side. */
-  private exclusive(fn: () => Promise<void>): Promise<void> {
-    const next = this.running.then(fn, fn);
-    this.running = next.catch(() => undefined);
+  /** One pass at a time per clock: an advance and a timer never run a lane's items side by side. */
+  private exclusive(lane: Lane, fn: () => Promise<void>): Promise<void> {
+    const next = lane.running.then(fn, fn);
+    lane.running = next.catch(() => undefined);
     return next;
   }
 
   /**
-   * Runs the items due up to `target`, one instant at a time. With a `settleBy` deadline (real
-   * time; a manual advance), the async work started at an instant may finish before time moves
-   * on, until the deadline passes, so what it schedules (a retry) runs in order within the same
-   * advance; past the deadline, and on the real clock, it runs on its own.
+   * Runs the lane's items due up to `target`, one instant at a time. With a `settleBy` deadline
+   * (real time; a manual advance), the async work started at an instant may finish before time
+   * moves on, until the deadline passes, so what it schedules (a retry) runs in order within the
+   * same advance; past the deadline, and on a real clock, it runs on its own.
    */
-  private async runUntil(target: number, settleBy: number | null): Promise<number> {
+  private async runUntil(lane: Lane, target: number, settleBy: number | null): Promise<number> {
     const items = this.getState().scheduler.items;
     let n = 0;
-    for (let top = this.heap.peek(); top && top.due <= target; top = this.heap.peek()) {
+    for (let top = lane.heap.peek(); top && top.due <= target; top = lane.heap.peek()) {
       const instant = top.due;
       const started: Promise<void>[] = [];
-      for (; top && top.due === instant; top = this.heap.peek()) {
-        this.heap.pop();
+      for (; top && top.due === instant; top = lane.heap.peek()) {
+        lane.heap.pop();
         if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
         delete items[top.id];
-        if (this.clock.mode === 'manual') this.clock.set(top.due);
-        const item = top;
-        const handler = this.handlers.get(item.kind);
-        try {
-          const result = handler ? handler(item) : this.logger.warn({ item }, 'no handler for a due item');
-          if (result instanceof Promise) {
-            started.push(result.catch((err: unknown) => this.logger.error({ err, item }, 'a due item failed')));
-          }
-        } catch (err) {
-          this.logger.error({ err, item }, 'a due item failed');
-        }
+        if (lane.clock.mode === 'manual') lane.clock.set(top.due);
+        const work = this.run(top);
+        if (work) started.push(work);
         n += 1;
       }
       if (settleBy !== null && started.length > 0) await settleWithin(Promise.all(started), settleBy - performance.now());
@@ -154,38 +190,50 @@ export class Scheduler {
     return n;
   }
 
-  private arm(): void {
-    if (this.clock.mode === 'manual' || this.stopped) return;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    const top = this.heap.peek();
-    if (!top) return;
-    const delay = Math.min(this.clock.realDelayUntil(top.due), MAX_TIMER_MS);
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      void this.runDue().catch((err: unknown) => this.logger.error({ err }, 'scheduler pass failed'));
-    }, delay);
-    this.timer.unref();
-  }
-
-  private releaseWaiters(): void {
-    const now = this.clock.now();
-    for (let i = this.waiters.length - 1; i >= 0; i--) {
-      if (this.waiters[i].deadline <= now) this.waiters.splice(i, 1)[0].resolve();
+  /** Runs one item's handler; its async work, if any, with its failure logged. */
+  private run(item: DueItem): Promise<void> | null {
+    const handler = this.handlers.get(item.kind);
+    try {
+      const result = handler ? handler(item) : this.logger.warn({ item }, 'no handler for a due item');
+      return result instanceof Promise ? result.catch((err: unknown) => this.logger.error({ err, item }, 'a due item failed')) : null;
+    } catch (err) {
+      this.logger.error({ err, item }, 'a due item failed');
+      return null;
     }
   }
 
-  private armWaiters(): void {
-    if (this.clock.mode === 'manual' || this.stopped) return;
-    if (this.waiterTimer) clearTimeout(this.waiterTimer);
-    this.waiterTimer = null;
-    if (this.waiters.length === 0) return;
-    const next = Math.min(...this.waiters.map((w) => w.deadline));
-    this.waiterTimer = setTimeout(() => {
-      this.waiterTimer = null;
-      this.releaseWaiters();
-      this.armWaiters();
-    }, Math.min(this.clock.realDelayUntil(next), MAX_TIMER_MS));
+  private arm(lane: Lane): void {
+    if (lane.clock.mode === 'manual' || this.stopped) return;
+    if (lane.timer) clearTimeout(lane.timer);
+    lane.timer = null;
+    const top = lane.heap.peek();
+    if (!top) return;
+    const delay = Math.min(lane.clock.realDelayUntil(top.due), MAX_TIMER_MS);
+    lane.timer = setTimeout(() => {
+      lane.timer = null;
+      void this.runLane(lane).catch((err: unknown) => this.logger.error({ err }, 'scheduler pass failed'));
+    }, delay);
+    lane.timer.unref();
+  }
+
+  private releaseWaiters(lane: Lane): void {
+    const now = lane.clock.now();
+    for (let i = lane.waiters.length - 1; i >= 0; i--) {
+      if (lane.waiters[i].deadline <= now) lane.waiters.splice(i, 1)[0].resolve();
+    }
+  }
+
+  private armWaiters(lane: Lane): void {
+    if (lane.clock.mode === 'manual' || this.stopped) return;
+    if (lane.waiterTimer) clearTimeout(lane.waiterTimer);
+    lane.waiterTimer = null;
+    if (lane.waiters.length === 0) return;
+    const next = Math.min(...lane.waiters.map((w) => w.deadline));
+    lane.waiterTimer = setTimeout(() => {
+      lane.waiterTimer = null;
+      this.releaseWaiters(lane);
+      this.armWaiters(lane);
+    }, Math.min(lane.clock.realDelayUntil(next), MAX_TIMER_MS));
   }
 }
 

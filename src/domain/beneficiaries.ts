@@ -18,11 +18,11 @@ export interface CreateBeneficiaryResult {
  * registering a second one.
  */
 export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: CreateBeneficiaryRequest): CreateBeneficiaryResult {
-  const { repo, clock, random } = ctx;
+  const { repo, random } = ctx;
   const existing = repo.beneficiaryByAccount(merchant.merchant_id, req.account_number, req.ifsc_code);
   if (existing) return { beneficiary: existing, created: false };
   repo.requireRoom(merchant.merchant_id, 'beneficiaries');
-  const now = clock.now();
+  const now = ctx.clocks.now(merchant.merchant_id);
   const activation = beneficiaryActivation(ctx.scenario(), {
     account_number: req.account_number,
     ifsc_code: req.ifsc_code,
@@ -45,7 +45,7 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
   repo.insertBeneficiary(beneficiary);
   ctx.events.behaviour(merchant.merchant_id, 'beneficiary.pending');
   if (beneficiary.activates_at !== null) {
-    ctx.scheduler.schedule('beneficiary_activation', beneficiary.activates_at, { bene_id: beneficiary.bene_id });
+    ctx.scheduler.schedule('beneficiary_activation', beneficiary.activates_at, { bene_id: beneficiary.bene_id }, merchant.merchant_id);
   }
   return { beneficiary, created: true };
 }
@@ -54,7 +54,7 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
 export function activateBeneficiary(ctx: DomainContext, beneficiary: Beneficiary): void {
   if (beneficiary.status === 'Active') return;
   beneficiary.status = 'Active';
-  beneficiary.activates_at = ctx.clock.now();
+  beneficiary.activates_at = ctx.clocks.now(beneficiary.merchant_id);
   ctx.events.behaviour(beneficiary.merchant_id, 'beneficiary.activated');
 }
 

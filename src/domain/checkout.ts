@@ -31,7 +31,7 @@ export function startCheckoutTimeline(ctx: DomainContext, t: CheckoutTransaction
 }
 
 function scheduleCheckoutStep(ctx: DomainContext, t: CheckoutTransaction, from: number, steps: CheckoutStep[]): void {
-  t.next_step = scheduleStep(ctx.scheduler, 'checkout_step', { payment_id: t.payment_id }, from, steps);
+  t.next_step = scheduleStep(ctx.scheduler, 'checkout_step', { payment_id: t.payment_id }, t.merchant_id, from, steps);
 }
 
 /** The scheduler's handler for a checkout step. */
@@ -60,7 +60,7 @@ export function createCheckoutTransaction(
   merchant: Merchant,
   body: CheckoutInput,
 ): { transaction: CheckoutTransaction; rule: string } {
-  const { repo, random, clock } = ctx;
+  const { repo, random } = ctx;
   const paymentId = random.unique(
     () => `PAY${random.alphanumeric(14)}`,
     (id) => repo.anyCheckoutTransaction(id) !== undefined,
@@ -86,7 +86,7 @@ export function createCheckoutTransaction(
     shipping: { ...empty },
     billing: { ...empty },
     custom_fields: custom as CheckoutTransaction['custom_fields'],
-    created_at: clock.now(),
+    created_at: ctx.clocks.now(merchant.merchant_id),
     next_step: null,
   };
   repo.state.checkout_transactions[paymentId] = t;

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clocks } from '../store/clocks.js';
 import type { SandboxRandom } from '../random.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { Scheduler } from '../scheduler.js';
@@ -33,10 +33,11 @@ export class PayoutEvents {
   }
 }
 
-/** What domain operations work with: the state, the clock, the scheduler, the scenario, the ids. */
+/** What domain operations work with: the state, the clocks, the scheduler, the scenario, the ids. */
 export interface DomainContext {
   repo: Repo;
-  clock: Clock;
+  /** Every merchant's clock: what a merchant sees is stamped with `clocks.now(merchantId)`. */
+  clocks: Clocks;
   random: SandboxRandom;
   scheduler: Scheduler;
   events: PayoutEvents;

@@ -40,7 +40,7 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
     ctx.logger.info({ ref_id: payout.ref_id, from: payout.status, to: status }, 'payout transition refused');
     return { ok: false, reason };
   }
-  const now = ctx.clock.now();
+  const now = ctx.clocks.now(payout.merchant_id);
   payout.status = status;
   payout.bank_res_msg = bankResMsg ?? DEFAULT_BANK_MESSAGES[status];
   payout.updated_at = now;
@@ -75,7 +75,7 @@ export function startPayoutTimeline(ctx: DomainContext, payout: Payout, plan: Pa
 }
 
 function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, steps: TimelineStep[]): void {
-  payout.next_step = scheduleStep(ctx.scheduler, 'payout_step', { ref_id: payout.ref_id }, from, steps);
+  payout.next_step = scheduleStep(ctx.scheduler, 'payout_step', { ref_id: payout.ref_id }, payout.merchant_id, from, steps);
 }
 
 /** The scheduler's handler for a payout step. */

@@ -1,9 +1,11 @@
 import { VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
+import type { ClockMode } from '../clock.js';
 import { RequestError } from '../errors.js';
 import { toPaise, type Paise } from '../money.js';
 import type { Account, AccountStatus, ApiVersion, Merchant, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
+import { sliceOf } from '../store/slices.js';
 
 /** Commission per verification, where nothing else is said. */
 export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, Paise> = {
@@ -67,11 +69,13 @@ export interface NewMerchant extends Omit<MerchantTerms, 'verification_charges'>
   name?: string;
   email?: string;
   balance?: Paise;
+  /** A clock of its own (absent: it follows the sandbox clock). */
+  clock?: { mode: ClockMode; start: number };
 }
 
 /** A new isolated merchant with fresh credentials and one funded ACTIVE VAN (control API). */
 export function createMerchant(ctx: DomainContext, input: NewMerchant): { merchant: Merchant; account: Account } {
-  const { repo, random, clock } = ctx;
+  const { repo, random } = ctx;
   const merchantId = random.unique(() => `SBX${random.alphanumeric(10)}`, (id) => repo.merchant(id) !== undefined);
   const email = input.email ?? `merchant-${merchantId.toLowerCase()}@payout-sandbox.test`;
   if (repo.merchantByEmailAddress(email)) throw new RequestError(409, `A merchant with the email ${email} exists already.`);
@@ -87,9 +91,16 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
     input,
   );
   const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
-  const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, clock.now(), 'opening balance (control API)');
+  if (input.clock) {
+    ctx.clocks.attach(merchantId, input.clock.mode, input.clock.start);
+    repo.touch('merchant_clocks', merchantId);
+  }
+  const opened = ctx.clocks.now(merchantId);
+  const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, opened, 'opening balance (control API)');
   repo.insertMerchant(merchant);
   repo.insertAccount(account);
+  // What the merchant's reset goes back to.
+  repo.put('origins', merchantId, sliceOf(repo.state, merchantId));
   return { merchant, account };
 }
 
@@ -107,7 +118,7 @@ export function patchMerchant(merchant: Merchant, patch: MerchantPatch): void {
 
 /** Adds funds through the ledger. */
 export function creditAccount(ctx: DomainContext, account: Account, amount: Paise, note = 'credit (control API)'): void {
-  post(account, ctx.clock.now(), null, [{ type: 'credit', amount, note }]);
+  post(account, ctx.clocks.now(account.merchant_id), null, [{ type: 'credit', amount, note }]);
 }
 
 export function setAccountStatus(account: Account, status: AccountStatus): void {

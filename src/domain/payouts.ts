@@ -123,7 +123,7 @@ function payeeOf(ctx: DomainContext, req: PayoutInput, known: Beneficiary | unde
  * timeline. Synchronous, so nothing can interleave between the balance check and the debit.
  */
 export function initializePayout(ctx: DomainContext, merchant: Merchant, req: PayoutInput, version: ApiVersion): InitializeOutcome {
-  const { repo, clock, random } = ctx;
+  const { repo, random } = ctx;
   const directive = parseDirective(req.remarks);
   if (directive && !directive.ok) throw new RequestError(400, directive.message);
   const account = debitableAccount(repo, merchant, req.debit_from);
@@ -141,7 +141,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   requireFunds(account, amount + fees + tax);
   repo.requireRoom(merchant.merchant_id, 'payouts');
 
-  const now = clock.now();
+  const now = ctx.clocks.now(merchant.merchant_id);
   const refId = random.unique(() => random.digits(10), (id) => repo.payoutExists(id));
   const payout: Payout = {
     ref_id: refId,

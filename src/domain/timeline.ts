@@ -11,12 +11,13 @@ export function scheduleStep<S extends { afterMs: number }>(
   scheduler: Scheduler,
   kind: DueKind,
   key: Record<string, string>,
+  merchantId: string,
   from: number,
   steps: readonly S[],
 ): string | null {
   if (steps.length === 0) return null;
   const [next, ...rest] = steps;
-  return scheduler.schedule(kind, from + next.afterMs, { ...key, step: next, rest }).id;
+  return scheduler.schedule(kind, from + next.afterMs, { ...key, step: next, rest }, merchantId).id;
 }
 
 /** The step a due item of `scheduleStep` stands for, and the steps after it. */

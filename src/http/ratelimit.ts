@@ -3,19 +3,21 @@ import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-li
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
 import type { RateLimitRule } from '../scenario/scenario.js';
-import type { Counters, RateLimits, SandboxCore } from '../runtime/core.js';
+import type { CounterEntries, Counters, RateLimits, SandboxCore } from '../runtime/core.js';
 
 
 /**
- * express-rate-limit's hit counter on the sandbox clock: a fixed window per key that opens at the
- * key's first hit, so a manual clock advanced past the window frees the key without real waiting.
+ * express-rate-limit's hit counter: a fixed window per key that opens at the key's first hit and
+ * reopens when its length has passed on the key's clock (the merchant's: a manual clock advanced
+ * past it frees the key at once) or in real time (a client that sleeps out Retry-After gets its
+ * window back, even on a manual clock that nobody advances).
  */
 export class ClockStore implements Store {
-  private readonly hits = new Map<string, { totalHits: number; resetAt: number }>();
+  private readonly hits = new Map<string, Window>();
 
   /** `windowMs` is read at each window's opening, so a changed rule applies to the next window. */
   constructor(
-    private readonly clock: Clock,
+    private readonly clockOf: (key: string) => Clock,
     private readonly windowMs: () => number,
   ) {}
 
@@ -28,7 +30,8 @@ export class ClockStore implements Store {
     let h = this.live(key);
     if (!h) {
       if (this.hits.size >= 10_000) this.sweep();
-      h = { totalHits: 0, resetAt: this.clock.now() + this.windowMs() };
+      const ms = this.windowMs();
+      h = { totalHits: 0, resetAt: this.clockOf(key).now() + ms, realResetAt: Date.now() + ms };
       this.hits.set(key, h);
     }
     h.totalHits += 1;
@@ -48,9 +51,26 @@ export class ClockStore implements Store {
     this.hits.clear();
   }
 
+  merchantCounters(merchantId: string): CounterEntries {
+    const prefix = `${merchantId}\u0000`;
+    return [...this.hits].filter(([k]) => k.startsWith(prefix)).map(([k, w]) => [k, { ...w }]);
+  }
+
+  replaceMerchant(merchantId: string, entries: CounterEntries | undefined): void {
+    for (const [k] of this.merchantCounters(merchantId)) this.hits.delete(k);
+    for (const [k, w] of entries ?? []) this.hits.set(k, { ...w });
+  }
+
+  /** Milliseconds until the key's window reopens: the fewer of those left on its clock and in real time. */
+  msUntilReset(key: string): number {
+    const h = this.hits.get(key);
+    if (!h) return 0;
+    return Math.min(h.realResetAt - Date.now(), h.resetAt - this.clockOf(key).now());
+  }
+
   private live(key: string) {
     const h = this.hits.get(key);
-    if (h && h.resetAt <= this.clock.now()) {
+    if (h && expired(h, this.clockOf(key).now())) {
       this.hits.delete(key);
       return undefined;
     }
@@ -58,9 +78,20 @@ export class ClockStore implements Store {
   }
 
   private sweep(): void {
-    const now = this.clock.now();
-    for (const [k, h] of this.hits) if (h.resetAt <= now) this.hits.delete(k);
+    for (const [k, h] of this.hits) if (expired(h, this.clockOf(k).now())) this.hits.delete(k);
   }
+}
+
+interface Window {
+  totalHits: number;
+  /** On the key's clock. */
+  resetAt: number;
+  /** Real time. */
+  realResetAt: number;
+}
+
+function expired(h: Window, now: number): boolean {
+  return h.resetAt <= now || h.realResetAt <= Date.now();
 }
 
 export interface LimiterOptions {
@@ -73,17 +104,18 @@ export interface LimiterOptions {
 }
 
 /**
- * A fixed-window limit on `clock`, keyed by `key(req, res)`. Excess: a RequestError 429 with
- * `Retry-After` in seconds of that clock's time.
+ * A fixed-window limit keyed by `key(req, res)`, each key's window on `clockOf(key)` and real
+ * time. Excess: a RequestError 429 with `Retry-After`: the seconds until the window reopens (the
+ * fewer of those left on the key's clock and in real time).
  */
 export function limiter(
-  clock: Clock,
+  clockOf: (key: string) => Clock,
   rule: () => RateLimitRule | null,
   key: (req: Request, res: Response) => string,
   registry?: Set<Counters>,
   options: LimiterOptions = {},
 ) {
-  const store = new ClockStore(clock, () => rule()?.windowMs ?? 60_000);
+  const store = new ClockStore(clockOf, () => rule()?.windowMs ?? 60_000);
   registry?.add(store);
   const counts = options.counts;
   const middleware = rateLimit({
@@ -97,8 +129,7 @@ export function limiter(
     ...(counts ? { skipSuccessfulRequests: true, requestWasSuccessful: (req: Request, res: Response) => !counts(req, res) } : {}),
     handler: (req, res, next) => {
       options.onRefused?.(res);
-      const resetTime = (req as Request & { rateLimit?: { resetTime?: Date } }).rateLimit?.resetTime;
-      const seconds = Math.max(1, Math.ceil(((resetTime?.getTime() ?? clock.now()) - clock.now()) / 1000));
+      const seconds = Math.max(1, Math.ceil(store.msUntilReset(key(req, res)) / 1000));
       next(new RequestError(429, options.message ?? MESSAGES.tooManyAttempts, { 'Retry-After': String(seconds) }));
     },
   });
@@ -107,12 +138,12 @@ export function limiter(
 
 /**
  * One of the reference's limits (status check 3/min per transaction, balance 10/min per account)
- * on the sandbox clock, or nothing when rate limits are off (no middleware on the path). Its
+ * on the merchant's clock (and real time), or nothing when rate limits are off (no middleware on the path). Its
  * counters are cleared with the state; a refusal counts as the behaviour `ratelimit.<name>`.
  */
 export function referenceLimit(sb: SandboxCore, name: keyof RateLimits, key: (res: Response) => { merchantId: string; id: string }) {
   if (!sb.config.rateLimits) return null;
-  return limiter(sb.clock, () => sb.rateLimit(name), (_req, res) => {
+  return limiter((k) => sb.clocks.of(k.slice(0, k.indexOf('\u0000'))), () => sb.rateLimit(name), (_req, res) => {
     const k = key(res);
     return `${k.merchantId}\u0000${k.id}`;
   }, sb.counters, {

@@ -17,6 +17,8 @@ export interface NewMerchantInput extends Omit<RupeeTerms, 'verification_charges
   email?: string;
   /** Opening balance of the merchant's VAN, in rupees. */
   balance?: number;
+  /** A clock of its own: mode (default the sandbox's) and start (ISO; default the sandbox's time now). Absent: it follows the sandbox clock. */
+  clock?: { mode?: 'real' | 'manual'; start?: string };
 }
 
 export interface MerchantPatchInput {

@@ -4,7 +4,6 @@ import { activateBeneficiary } from '../domain/beneficiaries.js';
 import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
 import { forcePayoutStatus } from '../domain/lifecycle.js';
 import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
-import { parseDuration } from '../duration.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
 import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
@@ -17,6 +16,7 @@ import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type
 export * from './admin-types.js';
 import * as views from './views.js';
 import { Snapshots } from './snapshots.js';
+import { MerchantAdmin, durationMs } from './merchant-admin.js';
 import { targetAllowed } from '../webhooks/targets.js';
 
 /**
@@ -27,6 +27,8 @@ import { targetAllowed } from '../webhooks/targets.js';
  */
 export class Admin {
   private readonly snaps: Snapshots;
+  /** One merchant's clock, snapshots and reset. */
+  readonly merchants: MerchantAdmin;
 
   /** `fixtureMerchants`: how many merchants the fixtures bring (the merchant cap counts the others). */
   constructor(
@@ -34,6 +36,7 @@ export class Admin {
     private readonly fixtureMerchants = 0,
   ) {
     this.snaps = new Snapshots(sb);
+    this.merchants = new MerchantAdmin(sb, this.snaps);
   }
 
   /** A webhook URL must be one --webhook-allow lets deliveries go to. */
@@ -65,8 +68,7 @@ export class Admin {
 
   /** Manual clock: moves time on by a duration (`'24h'`) or milliseconds, firing everything due in order. */
   async advance(by: string | number) {
-    const ms = typeof by === 'number' ? by : parseDuration(by);
-    if (ms === null || !(ms >= 0)) throw new RequestError(400, `not a duration: ${String(by)} (use e.g. 500ms, 5s, 30m, 24h or 1d)`);
+    const ms = durationMs(by);
     if (this.sb.clock.mode !== 'manual') throw new RequestError(409, 'The clock is real: start the sandbox with --clock manual to advance it.');
     await this.sb.scheduler.advance(ms);
     return this.clock();
@@ -91,9 +93,10 @@ export class Admin {
       name: input.name,
       email: input.email,
       balance: input.balance === undefined ? undefined : toPaise(input.balance),
+      clock: input.clock && { mode: input.clock.mode ?? this.sb.clock.mode, start: input.clock.start ? Date.parse(input.clock.start) : this.sb.clock.now() },
     });
     await this.sb.repo.persist();
-    return views.merchantView(merchant, account);
+    return views.merchantView(merchant, account, views.merchantClockView(this.sb.clocks, merchant.merchant_id));
   }
 
   async patchMerchant(email: string, patch: MerchantPatchInput) {
@@ -172,11 +175,7 @@ export class Admin {
     return views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d));
   }
 
-  /**
-   * Waits until no webhook attempt is under way and nothing is overdue: in-flight attempts end
-   * (by answer or time-out), then whatever they scheduled that is already due runs, again and
-   * again (at most 20 rounds). For a test that must see every delivery an advance started.
-   */
+  /** Until no webhook attempt is under way and nothing is overdue (at most 20 rounds): for a test that must see every delivery an advance started. */
   async settleWebhooks() {
     const { webhooks, scheduler } = this.sb;
     let rounds = 0;

@@ -5,7 +5,7 @@ import type { SandboxRandom } from '../random.js';
 import type { RateLimitRule, Scenario } from '../scenario/scenario.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Repo } from '../store/repo.js';
-import type { State } from '../store/state.js';
+import type { MerchantSlice, State } from '../store/state.js';
 import type { Store } from '../store/store.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { SandboxConfig } from './config.js';
@@ -20,7 +20,14 @@ export interface RateLimits {
 /** Counters kept outside the state (rate-limit windows): cleared whenever the state is replaced. */
 export interface Counters {
   resetAll(): void;
+  /** One merchant's counters, to save with its snapshot. */
+  merchantCounters(merchantId: string): CounterEntries;
+  /** Puts a merchant's counters in place of its current ones (none: cleared). */
+  replaceMerchant(merchantId: string, entries: CounterEntries | undefined): void;
 }
+
+/** A limiter's windows, by key. */
+export type CounterEntries = Array<[key: string, window: { totalHits: number; resetAt: number; realResetAt: number }]>;
 
 /** The running sandbox without its admin surface: the store, the clock, the scheduler, the outbox. */
 export interface SandboxCore extends DomainContext {
@@ -47,6 +54,12 @@ export interface SandboxCore extends DomainContext {
    * it; the manual clock goes to `clockNow`; counters are cleared. The caller persists.
    */
   replaceState(next: State, clockNow: number): void;
+  /**
+   * Puts one merchant's records in place of what it has now (its reset, its snapshot's restore):
+   * nothing of another merchant changes; its attempts under way are dropped; its rate-limit
+   * counters become `counters` (one per limiter, in `counters` order), or are cleared. The caller persists.
+   */
+  replaceMerchant(slice: MerchantSlice, counters?: CounterEntries[]): void;
   /** Back to the fixtures and the configured scenario; the manual clock back to its start. */
   resetState(): Promise<void>;
   /** The limits in force, or null for a limit that is off. */

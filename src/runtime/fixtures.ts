@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { sliceOf } from '../store/slices.js';
 import { PAYMENT_METHODS, VERIFICATION_TYPES } from '../vocab.js';
 import { schemaErrors } from '../contract/validate.js';
 import { merchantRecord, openAccount } from '../domain/merchants.js';
@@ -209,5 +210,7 @@ export function stateFromFixtures(f: Fixtures, now: number): State {
       };
     }
   }
+  // What a merchant's reset goes back to.
+  for (const m of f.merchants) (state.origins ??= {})[m.merchant_id] = sliceOf(state, m.merchant_id);
   return state;
 }

@@ -11,6 +11,9 @@ import type { ScenarioFile } from '../scenario/schema.js';
 import { Scheduler } from '../scheduler.js';
 import { Repo } from '../store/repo.js';
 import { openStore } from '../store/store.js';
+import { Clocks } from '../store/clocks.js';
+import { putSlice, stampOwners, takenIds } from '../store/slices.js';
+import { RequestError } from '../errors.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { Admin } from './admin.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
@@ -29,6 +32,8 @@ export interface Sandbox extends SandboxCore {
 }
 
 export type { Counters, RateLimits, SandboxCore } from './core.js';
+import type { CounterEntries } from './core.js';
+import type { MerchantSlice, State } from '../store/state.js';
 
 function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
   return typeof source === 'string' ? loadFixtures(source) : Promise.resolve(fixturesFromValue(source, 'fixtures'));
@@ -76,6 +81,34 @@ function wire(sb: Sandbox): void {
   sb.webhooks.resume();
 }
 
+/** SandboxCore.replaceState: the whole state, then everything derived from it. */
+function replaceState(sb: SandboxCore, next: State, clockNow: number): void {
+  sb.store.state = next;
+  sb.clock.reset(clockNow);
+  if (sb.clock.mode === 'manual') next.clock.now = clockNow;
+  rederive(sb);
+  sb.webhooks.replaced();
+  for (const c of sb.counters) c.resetAll();
+}
+
+/** SandboxCore.replaceMerchant: one merchant's records (refused when another merchant holds one of their ids). */
+function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: CounterEntries[] | undefined): void {
+  const id = slice.merchant.merchant_id;
+  const taken = takenIds(sb.store.state, slice);
+  if (taken.length > 0) throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
+  putSlice(sb.repo, slice);
+  rederive(sb);
+  sb.webhooks.replaced(id);
+  [...sb.counters].forEach((c, i) => c.replaceMerchant(id, counters?.[i]));
+}
+
+/** Indexes, clocks and scheduler lanes rebuilt from the state. */
+function rederive(sb: SandboxCore): void {
+  sb.repo.reindex();
+  sb.clocks.reload();
+  sb.scheduler.reload();
+}
+
 /**
  * Builds the runtime from options (the CLI's, startSandbox's, or a test's): files read and
  * checked, the store opened, everything due while the sandbox was stopped run. Invalid options
@@ -90,11 +123,13 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const random = new SandboxRandom(config.seed ?? undefined);
   const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()));
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
+  stampOwners(store.state);
   if (created) await store.persist();
   const repo = new Repo(store, { perMerchant: config.maxRecordsPerMerchant, total: config.maxRecords });
   const logger = loggerOf(config);
-  const scheduler = new Scheduler(clock, () => store.state, () => store.persist(), logger);
-  const domain: DomainContext = { repo, clock, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
+  const clocks = new Clocks(clock, () => store.state);
+  const scheduler = new Scheduler(clocks, () => store.state, () => store.persist(), logger);
+  const domain: DomainContext = { repo, clocks, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
   const webhooks = outboxOf(domain, config, () => store.persist());
   const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
   let closed = false;
@@ -102,6 +137,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     ...domain,
     config,
     store,
+    clock,
     webhooks,
     journal: new Journal(config.journalSize),
     coverage: new Coverage(() => store.state, () => scenario),
@@ -109,15 +145,8 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     setScenario: (next) => {
       scenario = next;
     },
-    replaceState: (next, clockNow) => {
-      store.state = next;
-      clock.reset(clockNow);
-      if (clock.mode === 'manual') next.clock.now = clockNow;
-      repo.reindex();
-      scheduler.reload();
-      webhooks.replaced();
-      for (const c of core.counters) c.resetAll();
-    },
+    replaceState: (next, clockNow) => replaceState(core, next, clockNow),
+    replaceMerchant: (slice, counters) => replaceMerchant(core, slice, counters),
     resetState: async () => {
       scenario = configuredScenario;
       const at = startTime ?? clock.now();

@@ -4,6 +4,7 @@ import { toRupees } from '../money.js';
 import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
 import type { Clock } from '../clock.js';
+import type { Clocks } from '../store/clocks.js';
 import { mapAmounts } from './terms.js';
 
 /** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
@@ -12,7 +13,12 @@ export function clockView(clock: Clock) {
   return { now: toIso(clock.now()), mode: clock.mode, speed: clock.mode === 'manual' ? 0 : clock.speed };
 }
 
-export function merchantView(merchant: Merchant, van: Account) {
+/** A merchant's clock: its own, or the sandbox clock it follows (`follows_sandbox_clock`). */
+export function merchantClockView(clocks: Clocks, merchantId: string) {
+  return { merchant_id: merchantId, ...clockView(clocks.of(merchantId)), follows_sandbox_clock: !clocks.hasOwn(merchantId) };
+}
+
+export function merchantView(merchant: Merchant, van: Account, clock?: ReturnType<typeof merchantClockView>) {
   return {
     merchant_id: merchant.merchant_id,
     name: merchant.name,
@@ -30,6 +36,7 @@ export function merchantView(merchant: Merchant, van: Account) {
     webhook_version: merchant.webhook_version,
     headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret },
     checkout_headers: { MerchantId: merchant.merchant_id, AccessToken: merchant.access_token },
+    ...(clock ? { clock } : {}),
   };
 }
 

@@ -2,8 +2,10 @@ import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merc
 import { BusinessError } from '../errors.js';
 import { own } from '../own.js';
 
-export type RecordKind = 'payouts' | 'beneficiaries' | 'verifications';
 import type { Store } from './store.js';
+import { collectionOf, type Collection } from './collections.js';
+
+export type RecordKind = 'payouts' | 'beneficiaries' | 'verifications';
 
 /**
  * Lookups over the stored state. Records are kept by id; the indexes here (by email, by
@@ -74,6 +76,25 @@ export class Repo {
     return this.store.persist();
   }
 
+  /**
+   * Every change to a stored record is told here (the change log writes the record as it is at the
+   * next persist): inserting, removing and changing a record in place alike.
+   */
+  touch(c: Collection, id: string): void {
+    this.store.changed(c, id);
+  }
+
+  /** Stores a record under `id` in place of any there (the derived indexes: see reindex). */
+  put(c: Collection, id: string, record: unknown): void {
+    collectionOf(this.state, c)[id] = record;
+    this.store.changed(c, id);
+  }
+
+  remove(c: Collection, id: string): void {
+    delete collectionOf(this.state, c)[id];
+    this.store.changed(c, id);
+  }
+
   merchant(merchantId: string): Merchant | undefined {
     return own(this.state.merchants, merchantId);
   }
@@ -88,7 +109,7 @@ export class Repo {
   }
 
   insertMerchant(m: Merchant): void {
-    this.state.merchants[m.merchant_id] = m;
+    this.put('merchants', m.merchant_id, m);
     this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
   }
 
@@ -99,7 +120,7 @@ export class Repo {
   }
 
   insertAccount(a: Account): void {
-    this.state.accounts[a.account_no] = a;
+    this.put('accounts', a.account_no, a);
   }
 
   beneficiary(merchantId: string, beneId: string): Beneficiary | undefined {
@@ -112,7 +133,7 @@ export class Repo {
   }
 
   insertBeneficiary(b: Beneficiary): void {
-    this.state.beneficiaries[b.bene_id] = b;
+    this.put('beneficiaries', b.bene_id, b);
     this.indexBeneficiary(b);
   }
 
@@ -149,7 +170,7 @@ export class Repo {
   }
 
   insertPayout(p: Payout): void {
-    this.state.payouts[p.ref_id] = p;
+    this.put('payouts', p.ref_id, p);
     this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
     this.count(p.merchant_id, 'payouts');
   }
@@ -164,7 +185,7 @@ export class Repo {
   }
 
   insertVerification(v: Verification): void {
-    this.state.verifications[v.verification_id] = v;
+    this.put('verifications', v.verification_id, v);
     this.count(v.merchant_id, 'verifications');
   }
 
@@ -178,11 +199,11 @@ export class Repo {
   }
 
   insertAadhaarOtp(r: AadhaarOtpRequest): void {
-    this.state.aadhaar_otps[r.ref_id] = r;
+    this.put('aadhaar_otps', r.ref_id, r);
   }
 
   deleteAadhaarOtp(refId: string): void {
-    delete this.state.aadhaar_otps[refId];
+    this.remove('aadhaar_otps', refId);
   }
 
   /** Lookups of any merchant's records: for the sandbox itself (scheduler, control API), never for a merchant's request. */

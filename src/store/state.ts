@@ -1,7 +1,10 @@
 import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
-import type { Paise } from '../money.js';
 
 export type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType };
+
+import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, DueItem, Merchant, Payout, Verification, WebhookDelivery } from './records.js';
+
+export * from './records.js';
 
 /** Everything the sandbox remembers. One JSON document: the lowdb file, and (later) a snapshot. */
 export interface State {
@@ -23,211 +26,34 @@ export interface State {
   scheduler: { seq: number; items: Record<string, DueItem> };
   /** Behaviour coverage: per merchant, how often each catalogue item was exercised. */
   coverage?: Record<string, Record<string, number>>;
+  /** The merchants with a clock of their own; the others follow `clock` (the sandbox clock). */
+  merchant_clocks?: Record<string, MerchantClock>;
+  /** Each merchant's records as they were at its creation: what a merchant's reset goes back to. */
+  origins?: Record<string, MerchantSlice>;
 }
 
-export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed';
-
-export interface DeliveryAttempt {
-  n: number;
-  /** Sandbox time the attempt started. */
-  at: number;
-  /** The receiver's HTTP status, or null when there was none. */
-  status: number | null;
-  error: string | null;
-  latency_ms: number;
-  signature_valid: boolean;
+/** A merchant's own clock: sandbox time was `start` at the real instant `real_anchor` (`start` is its time, manual). */
+export interface MerchantClock {
+  mode: 'real' | 'manual';
+  speed: number;
+  start: number;
+  real_anchor: number;
 }
 
-export interface WebhookDelivery {
-  delivery_id: string;
-  merchant_id: string;
-  ref_id: string;
-  /** The payout status this delivery reports. */
-  event_status: PayoutStatus;
-  version: ApiVersion;
-  target_url: string;
-  /** The body, as JSON: what is sent (and signed) is exactly `JSON.stringify(body)`. */
-  body: Record<string, unknown>;
-  /** Chaos: signed with a wrong key, on purpose. */
-  wrong_signature: boolean;
-  /** Chaos: the second copy of `duplicate_of`. */
-  duplicate_of: string | null;
-  /** Chaos: held and sent after later deliveries of its payout (reorder). */
-  reordered?: boolean;
-  state: DeliveryState;
-  attempts: DeliveryAttempt[];
-  /** The due item of the next attempt, if one is scheduled (its `due` is when). */
-  next_attempt: string | null;
-  created_at: number;
-}
-
-export type DueKind = 'payout_step' | 'beneficiary_activation' | 'checkout_step' | 'webhook_attempt';
-
-export interface DueItem {
-  id: string;
-  /** Tie-breaker: items due at the same instant run in the order they were scheduled. */
-  seq: number;
-  due: number;
-  kind: DueKind;
-  payload: Record<string, unknown>;
-}
-
-
-export interface Merchant {
-  merchant_id: string;
-  name: string;
-  email: string;
-  api_key: string;
-  api_secret: string;
-  access_token: string;
-  /** Fee per payment method, in paise. */
-  fees: Record<PaymentMethod, Paise>;
-  tax_rate_percent: number;
-  per_transaction_limit: Paise;
-  webhook_url: string | null;
-  webhook_version: ApiVersion | null;
-  /** Commission per verification type, in paise; tax on it at `tax_rate_percent`. */
-  verification_charges: Record<VerificationType, Paise>;
-}
-
-
-export type LedgerEntryType =
-  | 'credit'
-  | 'payout'
-  | 'fee'
-  | 'tax'
-  | 'refund'
-  | 'fee_refund'
-  | 'tax_refund'
-  | 'verification'
-  | 'verification_tax';
-
-export interface LedgerEntry {
-  seq: number;
-  at: number;
-  type: LedgerEntryType;
-  /** Signed: debits are negative. */
-  amount: Paise;
-  balance_after: Paise;
-  /** The payout (or other record) the entry belongs to. */
-  ref: string | null;
-  note: string;
-}
-
-export interface Account {
-  account_no: string;
-  merchant_id: string;
-  status: AccountStatus;
-  balance: Paise;
-  ledger: LedgerEntry[];
-}
-
-
-export interface Beneficiary {
-  bene_id: string;
-  merchant_id: string;
-  bene_name: string;
-  bene_email: string;
-  bene_mobile_no: string;
-  bank_name: string;
-  bank_account_number: string;
-  ifsc_code: string;
-  vpa_address: string | null;
-  status: BeneficiaryStatus;
-  created_at: number;
-  /** When it becomes Active on its own; null when it waits for the control API. */
-  activates_at: number | null;
-}
-
-
-export interface PayoutTransition {
-  status: PayoutStatus;
-  at: number;
-  bank_res_msg: string;
-}
-
-export interface Payout {
-  ref_id: string;
-  merchant_id: string;
-  client_ref_id: string;
-  version: ApiVersion;
-  purpose: Purpose;
-  amount: Paise;
-  fees: Paise;
-  tax: Paise;
-  payment_method: PaymentMethod;
-  debit_from: string;
-  status: PayoutStatus;
-  bank_ref_number: string;
-  bank_res_msg: string;
-  beneficiary: { id: string; name: string; email_id: string; mobile_no: string };
-  account_number: string;
-  ifsc_code: string;
-  remarks: string;
-  created_at: number;
-  /** Time of the latest status change: the record's `transaction_date`. */
-  updated_at: number;
-  history: PayoutTransition[];
-  /** True once amount, fee and tax went back to the account; a refund happens at most once. */
-  refunded: boolean;
-  /** The scenario rule (or `inline`, `default`) that decided this payout's outcome. */
-  rule: string;
-  /** The due item of the next scripted step, if any. */
-  next_step: string | null;
-}
-
-
-export interface Address {
-  address: string | null;
-  city: string | null;
-  state: string | null;
-  country: string | null;
-  pincode: string | null;
-}
-
-export interface CheckoutTransaction {
-  payment_id: string;
-  merchant_id: string;
-  status: CheckoutStatus;
-  payment_mode: string;
-  rrn: string;
-  order: {
-    order_id: string;
-    product_name: string;
-    gross_amount: Paise;
-    gateway_fee: Paise;
-    currency: string;
-    tax: Paise;
-  };
-  customer: { name: string; email_id: string; mobile_no: string };
-  shipping: Address;
-  billing: Address;
-  custom_fields: [string, string, string, string, string];
-  created_at: number;
-  /** The due item of the next scripted status, if any. */
-  next_step: string | null;
-}
-
-export interface Verification {
-  verification_id: string;
-  merchant_id: string;
-  source_type: VerificationType;
-  doc_number: string;
-  debit_from: string;
-  commission: Paise;
-  tax: Paise;
-  /** `Pending` only for an Aadhaar OTP request not yet completed. */
-  verification_status: 'Success' | 'Pending';
-  verify_response: Record<string, unknown>;
-  created_at: number;
-}
-
-export interface AadhaarOtpRequest {
-  ref_id: string;
-  merchant_id: string;
-  verification_id: string;
-  aadhaar_number: string;
-  expires_at: number;
+/** One merchant's records, cut out of the state (per-merchant snapshots, reset). */
+export interface MerchantSlice {
+  merchant: Merchant;
+  accounts: Account[];
+  beneficiaries: Beneficiary[];
+  payouts: Payout[];
+  checkout_transactions: CheckoutTransaction[];
+  verifications: Verification[];
+  aadhaar_otps: AadhaarOtpRequest[];
+  webhook_deliveries: WebhookDelivery[];
+  due_items: DueItem[];
+  /** Null: it follows the sandbox clock. */
+  clock: MerchantClock | null;
+  coverage: Record<string, number>;
 }
 
 export function emptyState(): State {
@@ -245,5 +71,7 @@ export function emptyState(): State {
     webhook_deliveries: {},
     webhook_seq: 0,
     coverage: {},
+    merchant_clocks: {},
+    origins: {},
   };
 }

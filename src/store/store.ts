@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Low, Memory } from 'lowdb';
 import { DataFile } from 'lowdb/node';
 import type { State } from './state.js';
+import type { Collection } from './collections.js';
 
 /**
  * lowdb behind one interface: a JSON file, or memory only. Callers change `state` synchronously
@@ -17,6 +18,8 @@ export interface Store {
   state: State;
   /** Resolves when everything changed so far is written. */
   persist(): Promise<void>;
+  /** A record was added, changed or removed: the next persist writes it. */
+  changed(c: Collection, id: string): void;
 }
 
 class LowStore implements Store {
@@ -30,6 +33,8 @@ class LowStore implements Store {
     readonly path: string | null,
     private readonly db: Low<State>,
   ) {}
+
+  changed(_c: Collection, _id: string): void {}
 
   get state(): State {
     return this.db.data;

@@ -28,11 +28,13 @@ export interface OutboxContext extends DomainContext {
  * request path, so a slow or dead receiver never slows the API.
  */
 export class WebhookOutbox {
-  private readonly inFlight = new Set<AbortController>();
+  /** The attempts under way: each one's abort, and whose delivery it is. */
+  private readonly inFlight = new Map<AbortController, string>();
   /** The attempts under way, as promises that settle when each has recorded its result. */
   private readonly attempts = new Set<Promise<void>>();
-  /** Bumped when the state is replaced: an attempt started before then records nothing. */
+  /** Bumped when the state is replaced (whole, or one merchant's): an attempt started before then records nothing. */
   private generation = 0;
+  private readonly merchantGeneration = new Map<string, number>();
   /** Set by close(): attempts cut off by it are made again at the next start. */
   private closing = false;
   private readonly index = new DeliveryIndex();
@@ -60,14 +62,14 @@ export class WebhookOutbox {
 
   /** The status-change listener: stores the delivery (and, by chaos, its duplicate) and schedules it. */
   enqueue(payout: Payout): void {
-    const { repo, clock } = this.ctx;
+    const { repo } = this.ctx;
     const merchant = repo.merchant(payout.merchant_id);
     const target = merchant?.webhook_url ?? this.ctx.fallbackUrl;
     if (!merchant || !target) return;
     const version = merchant.webhook_version ?? payout.version;
     const body: Record<string, unknown> = version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout);
     const chaos = this.chaosFor(payout);
-    const now = clock.now();
+    const now = this.ctx.clocks.now(merchant.merchant_id);
     const make = (duplicateOf: string | null): WebhookDelivery => {
       repo.state.webhook_seq += 1;
       const d: WebhookDelivery = {
@@ -108,7 +110,7 @@ export class WebhookOutbox {
 
   private scheduleAttempt(d: WebhookDelivery, at: number): void {
     this.ctx.scheduler.cancel(d.next_attempt);
-    const item = this.ctx.scheduler.schedule('webhook_attempt', at, { delivery_id: d.delivery_id });
+    const item = this.ctx.scheduler.schedule('webhook_attempt', at, { delivery_id: d.delivery_id }, d.merchant_id);
     d.next_attempt = item.id;
   }
 
@@ -128,14 +130,14 @@ export class WebhookOutbox {
     d.next_attempt = null;
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
-    const at = this.ctx.clock.now();
+    const at = this.ctx.clocks.now(d.merchant_id);
     const { retryScheduleMs, timeoutMs } = this.ctx.scenario().webhooks;
     const raw = JSON.stringify(d.body);
     const controller = new AbortController();
-    this.inFlight.add(controller);
+    this.inFlight.set(controller, d.merchant_id);
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const started = performance.now();
-    const generation = this.generation;
+    const generation = this.generationOf(d.merchant_id);
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -157,13 +159,13 @@ export class WebhookOutbox {
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
       // Shutting down (resumed at the next start), or the state was replaced under it.
-      if (controller.signal.aborted && (this.closing || generation !== this.generation)) return;
+      if (controller.signal.aborted && (this.closing || generation !== this.generationOf(d.merchant_id))) return;
       error = describeError(controller.signal.aborted ? controller.signal.reason : err);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (generation !== this.generation) return;
+    if (generation !== this.generationOf(d.merchant_id)) return;
     d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
     for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
     if (status !== null && status >= 200 && status < 300) {
@@ -192,21 +194,26 @@ export class WebhookOutbox {
   /** Stops in-flight attempts (they are attempted again at the next start). */
   close(): void {
     this.closing = true;
-    for (const c of this.inFlight) c.abort(new Error('sandbox stopping'));
+    for (const c of this.inFlight.keys()) c.abort(new Error('sandbox stopping'));
   }
 
-  /** The state was replaced (reset, snapshot restore): attempts under way are dropped. */
-  replaced(): void {
-    this.generation += 1;
-    for (const c of this.inFlight) c.abort(new Error('state replaced'));
+  private generationOf(merchantId: string): string {
+    return `${this.generation}.${this.merchantGeneration.get(merchantId) ?? 0}`;
+  }
+
+  /** The state was replaced (reset, restore), or one merchant's records: attempts under way (of that merchant) are dropped. */
+  replaced(merchantId?: string): void {
+    if (merchantId === undefined) this.generation += 1;
+    else this.merchantGeneration.set(merchantId, (this.merchantGeneration.get(merchantId) ?? 0) + 1);
+    for (const [c, owner] of this.inFlight) if (merchantId === undefined || owner === merchantId) c.abort(new Error('state replaced'));
     this.reindex();
   }
 
   /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */
   resume(): void {
     const items = this.ctx.repo.state.scheduler.items;
-    const now = this.ctx.clock.now();
     for (const d of Object.values(this.deliveries)) {
+      const now = this.ctx.clocks.now(d.merchant_id);
       if (d.state === 'pending' && (d.next_attempt === null || !items[d.next_attempt])) this.scheduleAttempt(d, now);
       if (d.state === 'held' && this.ctx.repo.state.payouts[d.ref_id]?.next_step === null) this.releaseHeld(d.ref_id, now);
     }
@@ -229,16 +236,12 @@ export class WebhookOutbox {
     return d.next_attempt === null ? null : (own(this.ctx.repo.state.scheduler.items, d.next_attempt)?.due ?? null);
   }
 
-  get(id: string): WebhookDelivery | undefined {
-    return own(this.deliveries, id);
-  }
-
   /** Sends a delivery again now, whatever its state: the only way an acknowledged one is resent. */
   redeliver(id: string): WebhookDelivery | undefined {
-    const d = this.get(id);
+    const d = own(this.deliveries, id);
     if (!d) return undefined;
     d.state = 'pending';
-    this.scheduleAttempt(d, this.ctx.clock.now());
+    this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
     return d;
   }
 }

@@ -30,11 +30,11 @@ export interface VerifyOutcome {
  * request (not charged); the number with the request's `ref_id` and the OTP completes it.
  */
 export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyRequest): VerifyOutcome {
-  const { repo, clock, random } = ctx;
+  const { repo, random } = ctx;
   const account = debitableAccount(repo, merchant, req.debit_from);
   const type = req.verification_type;
   const fields = req[VerificationMembers[type].member] as Record<string, string | undefined>;
-  const now = clock.now();
+  const now = ctx.clocks.now(merchant.merchant_id);
   // A new record (everything but completing an Aadhaar OTP request) needs room.
   if (type !== 'AADHAAR' || fields.otp === undefined) repo.requireRoom(merchant.merchant_id, 'verifications');
 

@@ -23,7 +23,7 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
         req.socket.destroy();
         return;
       }
-      if (fault?.type === 'delay') await sb.scheduler.wait(fault.delayMs);
+      if (fault?.type === 'delay') await sb.scheduler.wait(fault.delayMs, merchant.merchant_id);
       sendSuccess(res, MESSAGES.payoutPending, initializeResult(payout));
     },
   };

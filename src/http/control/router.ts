@@ -85,6 +85,19 @@ function merchantRoutes(admin: Admin): Route[] {
   ];
 }
 
+/** One merchant's world on its own: its clock, snapshots and reset. */
+function tenantRoutes({ merchants }: Admin): Route[] {
+  const id = (req: Request) => param(req, 'merchant_id');
+  return [
+    ['get', '/merchants/:merchant_id/clock', (req) => merchants.clock(id(req))],
+    ['post', '/merchants/:merchant_id/clock/advance', (req) => merchants.advance(id(req), parse.advance(req.body).by)],
+    ['get', '/merchants/:merchant_id/snapshots', (req) => merchants.snapshots(id(req))],
+    ['post', '/merchants/:merchant_id/snapshots', (req) => created(merchants.snapshot(id(req), parse.snapshot(req.body).name))],
+    ['post', '/merchants/:merchant_id/snapshots/:name/restore', (req) => merchants.restore(id(req), param(req, 'name'))],
+    ['post', '/merchants/:merchant_id/reset', (req) => merchants.reset(id(req))],
+  ];
+}
+
 /** Forced changes of records, checkout transactions, webhook deliveries, the request journal. */
 function recordRoutes(admin: Admin): Route[] {
   return [
@@ -142,8 +155,9 @@ export const TOKEN_FAILURES = { limit: 20, windowMs: 60_000 };
  */
 function adminAuth(token: string | null): RequestHandler[] {
   if (token === null) return [];
+  const real = new Clock({ mode: 'real', speed: 1 });
   const failures = limiter(
-    new Clock({ mode: 'real', speed: 1 }),
+    () => real,
     () => TOKEN_FAILURES,
     (req) => req.socket.remoteAddress ?? 'unknown',
     undefined,
@@ -161,7 +175,7 @@ export function controlRouter(sb: Sandbox): Router {
   const router = Router();
   const prefix = '/__sandbox';
   for (const guard of adminAuth(sb.config.adminToken)) router.use(prefix, guard);
-  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...recordRoutes(sb.admin)]) {
+  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...tenantRoutes(sb.admin), ...recordRoutes(sb.admin)]) {
     router[method](`${prefix}${path}`, handler(handle));
   }
   router.use(prefix, (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));

@@ -38,6 +38,12 @@ export const CreateMerchantBody = Type.Object({
   per_transaction_limit: Type.Optional(Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 })),
   webhook_url: Type.Optional(Nullable(Type.String({ format: 'uri' }))),
   webhook_version: Type.Optional(Type.Union([StringEnum(WEBHOOK_VERSIONS), Type.Null()])),
+  clock: Type.Optional(
+    Type.Object({
+      mode: Type.Optional(StringEnum(['real', 'manual'] as const)),
+      start: Type.Optional(Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T09:00:00+05:30.' })),
+    }, { additionalProperties: false }),
+  ),
 });
 export type CreateMerchantBody = Static<typeof CreateMerchantBody>;
 
