@@ -57,6 +57,7 @@ const CAPS: Partial<Record<keyof typeof RANGES & keyof typeof DEFAULTS, string>>
   maxSnapshots: 'snapshots kept',
   maxSnapshotBytes: 'total size of the snapshots kept (bytes of JSON)',
   maxConnections: 'open connections at once; more are refused',
+  compactBytes: 'compact the change log into the data file past this many bytes (and past the data file\'s size)',
   headersTimeout: 'ms a client has to send a request head',
   requestTimeout: 'ms a client has to send a whole request',
 };
@@ -84,6 +85,7 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 'seed')), 'SEED'))
     .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
+    .addOption(env(new Option('--no-fsync', 'do not fdatasync each change-log write (faster; a power loss may lose the last writes)'), 'NO_FSYNC'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
     .addOption(env(new Option('--coverage-report <file>', 'write the behaviour-coverage report on shutdown (.json, .md, or .xml for JUnit)'), 'COVERAGE_REPORT'))
     .addOption(env(new Option('--coverage-min <percent>', 'exit 3 on shutdown when fewer behaviours are covered').argParser(percent), 'COVERAGE_MIN'))

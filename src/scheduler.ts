@@ -1,8 +1,9 @@
-import TinyQueue from 'tinyqueue';
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { SANDBOX_LANE, type Clocks } from './store/clocks.js';
+import { Lane, settleWithin } from './store/lane.js';
 import type { DueItem, DueKind, State } from './store/state.js';
+import type { Store } from './store/store.js';
 
 /** A handler may start async work (a webhook attempt) and return its promise. */
 type Handler = (item: DueItem) => void | Promise<void>;
@@ -17,27 +18,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
  * in the background, and the advance answers without waiting for its time-out.
  */
 export const ADVANCE_SETTLE_MS = 250;
-
-/** One clock's share of the queue: its items in time order, its timer, its waiters, its passes one at a time. */
-class Lane {
-  heap = heapOf([]);
-  timer: NodeJS.Timeout | null = null;
-  waiterTimer: NodeJS.Timeout | null = null;
-  readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
-  running: Promise<void> = Promise.resolve();
-
-  constructor(readonly clock: Clock) {}
-
-  clear(): void {
-    if (this.timer) clearTimeout(this.timer);
-    if (this.waiterTimer) clearTimeout(this.waiterTimer);
-    this.timer = this.waiterTimer = null;
-  }
-}
-
-function heapOf(items: DueItem[]): TinyQueue<DueItem> {
-  return new TinyQueue<DueItem>(items, (a, b) => a.due - b.due || a.seq - b.seq);
-}
 
 /**
  * The one queue of everything the sandbox does later (settlement steps, beneficiary activation,
@@ -54,10 +34,17 @@ export class Scheduler {
 
   constructor(
     private readonly clocks: Clocks,
-    private readonly getState: () => State,
-    private readonly persist: () => Promise<void>,
+    private readonly store: Store,
     private readonly logger: Logger,
   ) {}
+
+  private getState(): State {
+    return this.store.state;
+  }
+
+  private persist(): Promise<void> {
+    return this.store.persist();
+  }
 
   on(kind: DueKind, handler: Handler): void {
     this.handlers.set(kind, handler);
@@ -89,6 +76,7 @@ export class Scheduler {
     s.seq += 1;
     const item: DueItem = { id: `due_${s.seq}`, seq: s.seq, due, kind, merchant_id: merchantId, payload };
     s.items[item.id] = item;
+    this.store.changed('due_items', item.id);
     const lane = this.lane(this.clocks.laneOf(merchantId));
     lane.heap.push(item);
     this.arm(lane);
@@ -96,7 +84,9 @@ export class Scheduler {
   }
 
   cancel(id: string | null | undefined): void {
-    if (id) delete this.getState().scheduler.items[id];
+    if (!id) return;
+    delete this.getState().scheduler.items[id];
+    this.store.changed('due_items', id);
   }
 
   /** Everything due later, in time order; only one merchant's when given. */
@@ -180,6 +170,7 @@ export class Scheduler {
         lane.heap.pop();
         if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
         delete items[top.id];
+        this.store.changed('due_items', top.id);
         if (lane.clock.mode === 'manual') lane.clock.set(top.due);
         const work = this.run(top);
         if (work) started.push(work);
@@ -235,12 +226,4 @@ export class Scheduler {
       this.armWaiters(lane);
     }, Math.min(lane.clock.realDelayUntil(next), MAX_TIMER_MS));
   }
-}
-
-/** Waits for `work`, but no longer than `ms` (real time); the work goes on either way. */
-async function settleWithin(work: Promise<unknown>, ms: number): Promise<void> {
-  if (ms <= 0) return;
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

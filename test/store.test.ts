@@ -4,9 +4,19 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
 import { ledgerSum } from '../src/domain/ledger.js';
+import { replayLog } from '../src/store/change-log.js';
+import type { State } from '../src/store/state.js';
+import { logPathOf } from '../src/store/store.js';
 import { DEMO, balance, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp, useTempDir } from './helpers.js';
 
 const dir = useTempDir();
+
+/** What a restart would read: the document with its change log replayed. */
+async function onDiskState(file: string): Promise<State> {
+  const state = JSON.parse(readFileSync(file, 'utf8')) as State;
+  await replayLog(logPathOf(file), state);
+  return state;
+}
 
 function listen(app: SandboxApp): Promise<Server> {
   return new Promise((resolve) => {
@@ -36,7 +46,7 @@ test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accept
     expect(ledgerSum(account)).toBe(account.balance);
 
     // Everything acknowledged is already on disk (group commit), before any flush at close.
-    const onDisk = JSON.parse(readFileSync(join(dir(), 'db.json'), 'utf8'));
+    const onDisk = await onDiskState(join(dir(), 'db.json'));
     expect(Object.keys(onDisk.payouts).sort()).toEqual(accepted.map((r) => r.body.data.ref_id).sort());
     expect(onDisk.accounts[DEMO.van1].balance).toBe(0);
     await app.sandbox.close();
@@ -50,7 +60,7 @@ test('a 200 is sent only after the change is written to the file', async () => {
   const app = await testApp({ data: file });
   const res = await initialize(app, payoutBody());
   expect(res.status).toBe(200);
-  const onDisk = JSON.parse(readFileSync(file, 'utf8'));
+  const onDisk = await onDiskState(file);
   expect(onDisk.payouts[res.body.data.ref_id]).toBeDefined();
 });
 

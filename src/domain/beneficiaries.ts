@@ -54,6 +54,7 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
 export function activateBeneficiary(ctx: DomainContext, beneficiary: Beneficiary): void {
   if (beneficiary.status === 'Active') return;
   beneficiary.status = 'Active';
+  ctx.repo.touch('beneficiaries', beneficiary.bene_id);
   beneficiary.activates_at = ctx.clocks.now(beneficiary.merchant_id);
   ctx.events.behaviour(beneficiary.merchant_id, 'beneficiary.activated');
 }

@@ -16,6 +16,7 @@ export function checkoutTransitionRefusal(from: CheckoutStatus, to: CheckoutStat
 export function transitionCheckout(ctx: DomainContext, t: CheckoutTransaction, status: CheckoutStatus): string | null {
   const refusal = checkoutTransitionRefusal(t.status, status);
   if (refusal) return refusal;
+  ctx.repo.touch('checkout_transactions', t.payment_id);
   t.status = status;
   if (status === 'Success' && t.rrn === '') t.rrn = ctx.random.digits(12);
   ctx.scheduler.cancel(t.next_step);
@@ -31,6 +32,7 @@ export function startCheckoutTimeline(ctx: DomainContext, t: CheckoutTransaction
 }
 
 function scheduleCheckoutStep(ctx: DomainContext, t: CheckoutTransaction, from: number, steps: CheckoutStep[]): void {
+  ctx.repo.touch('checkout_transactions', t.payment_id);
   t.next_step = scheduleStep(ctx.scheduler, 'checkout_step', { payment_id: t.payment_id }, t.merchant_id, from, steps);
 }
 
@@ -40,6 +42,7 @@ export function runCheckoutStep(ctx: DomainContext, item: DueItem): void {
   const t = ctx.repo.anyCheckoutTransaction(id);
   if (!t || t.next_step !== item.id) return;
   t.next_step = null;
+  ctx.repo.touch('checkout_transactions', t.payment_id);
   const { step, rest } = stepOf<CheckoutStep>(item);
   if (transitionCheckout(ctx, t, step.status) === null) scheduleCheckoutStep(ctx, t, item.due, rest);
 }
@@ -89,7 +92,7 @@ export function createCheckoutTransaction(
     created_at: ctx.clocks.now(merchant.merchant_id),
     next_step: null,
   };
-  repo.state.checkout_transactions[paymentId] = t;
+  repo.put('checkout_transactions', paymentId, t);
   const rule = startCheckoutTimeline(ctx, t);
   return { transaction: t, rule };
 }

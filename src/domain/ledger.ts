@@ -1,5 +1,6 @@
 import type { Paise } from '../money.js';
 import type { Account, LedgerEntryType } from '../store/state.js';
+import type { Repo } from '../store/repo.js';
 
 export interface Posting {
   type: LedgerEntryType;
@@ -10,9 +11,15 @@ export interface Posting {
 
 /**
  * The only way an account's balance changes: every movement is a ledger entry, and the balance
- * is the running sum of the entries.
+ * is the running sum of the entries. The change is told to the repo (the change log).
  */
-export function post(account: Account, at: number, ref: string | null, postings: Posting[]): void {
+export function post(repo: Repo, account: Account, at: number, ref: string | null, postings: Posting[]): void {
+  postEntries(account, at, ref, postings);
+  repo.touch('accounts', account.account_no);
+}
+
+/** `post` on an account not stored yet (it is written when it is inserted). */
+export function postEntries(account: Account, at: number, ref: string | null, postings: Posting[]): void {
   for (const p of postings) {
     if (p.amount === 0) continue;
     account.balance += p.amount;

@@ -41,6 +41,7 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
     return { ok: false, reason };
   }
   const now = ctx.clocks.now(payout.merchant_id);
+  ctx.repo.touch('payouts', payout.ref_id);
   payout.status = status;
   payout.bank_res_msg = bankResMsg ?? DEFAULT_BANK_MESSAGES[status];
   payout.updated_at = now;
@@ -61,7 +62,7 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
 function refund(ctx: DomainContext, payout: Payout, at: number): void {
   if (payout.refunded) return;
   const account = ctx.repo.state.accounts[payout.debit_from];
-  post(account, at, payout.ref_id, [
+  post(ctx.repo, account, at, payout.ref_id, [
     { type: 'refund', amount: payout.amount, note: `refund of payout ${payout.client_ref_id} (₹${toRupees(payout.amount)})` },
     { type: 'fee_refund', amount: payout.fees, note: `fee refund of payout ${payout.client_ref_id}` },
     { type: 'tax_refund', amount: payout.tax, note: `tax refund of payout ${payout.client_ref_id}` },
@@ -75,6 +76,7 @@ export function startPayoutTimeline(ctx: DomainContext, payout: Payout, plan: Pa
 }
 
 function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, steps: TimelineStep[]): void {
+  ctx.repo.touch('payouts', payout.ref_id);
   payout.next_step = scheduleStep(ctx.scheduler, 'payout_step', { ref_id: payout.ref_id }, payout.merchant_id, from, steps);
 }
 
@@ -99,5 +101,6 @@ export function forcePayoutStatus(ctx: DomainContext, payout: Payout, status: Pa
   if (refusal) return { ok: false, reason: refusal };
   ctx.scheduler.cancel(payout.next_step);
   payout.next_step = null;
+  ctx.repo.touch('payouts', payout.ref_id);
   return transitionPayout(ctx, payout, status, bankResMsg);
 }

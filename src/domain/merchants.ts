@@ -4,7 +4,7 @@ import { RequestError } from '../errors.js';
 import { toPaise, type Paise } from '../money.js';
 import type { Account, AccountStatus, ApiVersion, Merchant, PaymentMethod } from '../store/state.js';
 import type { DomainContext } from './context.js';
-import { post } from './ledger.js';
+import { post, postEntries } from './ledger.js';
 import { sliceOf } from '../store/slices.js';
 
 /** Commission per verification, where nothing else is said. */
@@ -61,7 +61,7 @@ export function merchantRecord(identity: Identity, terms: MerchantTerms): Mercha
 /** A new account whose opening balance is its first ledger entry. */
 export function openAccount(accountNo: string, merchantId: string, status: AccountStatus, balance: Paise, at: number, note: string): Account {
   const account: Account = { account_no: accountNo, merchant_id: merchantId, status, balance: 0, ledger: [] };
-  post(account, at, null, [{ type: 'credit', amount: balance, note }]);
+  postEntries(account, at, null, [{ type: 'credit', amount: balance, note }]);
   return account;
 }
 
@@ -91,10 +91,7 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
     input,
   );
   const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
-  if (input.clock) {
-    ctx.clocks.attach(merchantId, input.clock.mode, input.clock.start);
-    repo.touch('merchant_clocks', merchantId);
-  }
+  if (input.clock) ctx.clocks.attach(merchantId, input.clock.mode, input.clock.start);
   const opened = ctx.clocks.now(merchantId);
   const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, opened, 'opening balance (control API)');
   repo.insertMerchant(merchant);
@@ -110,7 +107,8 @@ export interface MerchantPatch {
   per_transaction_limit?: Paise;
 }
 
-export function patchMerchant(merchant: Merchant, patch: MerchantPatch): void {
+export function patchMerchant(ctx: DomainContext, merchant: Merchant, patch: MerchantPatch): void {
+  ctx.repo.touch('merchants', merchant.merchant_id);
   if (patch.webhook_url !== undefined) merchant.webhook_url = patch.webhook_url;
   if (patch.webhook_version !== undefined) merchant.webhook_version = patch.webhook_version;
   if (patch.per_transaction_limit !== undefined) merchant.per_transaction_limit = patch.per_transaction_limit;
@@ -118,9 +116,10 @@ export function patchMerchant(merchant: Merchant, patch: MerchantPatch): void {
 
 /** Adds funds through the ledger. */
 export function creditAccount(ctx: DomainContext, account: Account, amount: Paise, note = 'credit (control API)'): void {
-  post(account, ctx.clocks.now(account.merchant_id), null, [{ type: 'credit', amount, note }]);
+  post(ctx.repo, account, ctx.clocks.now(account.merchant_id), null, [{ type: 'credit', amount, note }]);
 }
 
-export function setAccountStatus(account: Account, status: AccountStatus): void {
+export function setAccountStatus(ctx: DomainContext, account: Account, status: AccountStatus): void {
   account.status = status;
+  ctx.repo.touch('accounts', account.account_no);
 }

@@ -166,7 +166,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     rule: plan.rule,
     next_step: null,
   };
-  post(account, now, refId, [
+  post(repo, account, now, refId, [
     { type: 'payout', amount: -amount, note: `payout ${req.client_ref_id}` },
     { type: 'fee', amount: -fees, note: `fee for payout ${req.client_ref_id}` },
     { type: 'tax', amount: -tax, note: `tax on the fee of payout ${req.client_ref_id}` },

@@ -103,7 +103,7 @@ export class Admin {
     const merchant = this.sb.repo.merchantByEmailAddress(email);
     if (!merchant) throw new RequestError(404, `No merchant with the email ${email}.`);
     this.checkTarget(patch.webhook_url);
-    patchMerchant(merchant, termsInPaise(patch));
+    patchMerchant(this.sb, merchant, termsInPaise(patch));
     await this.sb.repo.persist();
     return views.merchantTermsView(merchant);
   }
@@ -117,7 +117,7 @@ export class Admin {
 
   async setAccountStatus(accountNo: string, status: AccountStatus) {
     const a = this.account(accountNo);
-    setAccountStatus(a, status);
+    setAccountStatus(this.sb, a, status);
     await this.sb.repo.persist();
     return { account_no: a.account_no, status: a.status, balance: toRupees(a.balance) };
   }

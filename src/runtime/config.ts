@@ -45,6 +45,10 @@ export interface SandboxConfig {
   /** Real ms: the whole request head must arrive within it; the whole request within requestTimeout. */
   headersTimeout: number;
   requestTimeout: number;
+  /** fdatasync the change log after every batch (and the document at compaction). */
+  fsync: boolean;
+  /** The change log is compacted into the document when it is past this many bytes and past the document's size. */
+  compactBytes: number;
   /** Where to write the behaviour-coverage report (all merchants) on shutdown: .json, .md or .xml (JUnit). */
   coverageReport: string | null;
   /** Below this percentage of behaviours covered, shutdown fails (CLI: exit code 3). */
@@ -82,6 +86,8 @@ export const DEFAULTS: SandboxConfig = {
   requestTimeout: 30_000,
   coverageReport: null,
   coverageMin: null,
+  fsync: true,
+  compactBytes: 64 * 1024 * 1024,
 };
 
 export type SandboxOptions = Partial<SandboxConfig>;
@@ -101,6 +107,7 @@ export const RANGES = {
   maxConnections: { min: 1, max: 1_000_000 },
   headersTimeout: { min: 100, max: 600_000 },
   requestTimeout: { min: 100, max: 3_600_000 },
+  compactBytes: { min: 0, max: 64 * 1024 ** 3 },
 } as const;
 
 type Ranged = keyof typeof RANGES;

@@ -1,7 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Scenario } from '../scenario/scenario.js';
-import type { State } from '../store/state.js';
+import type { Store } from '../store/store.js';
 import { catalogue } from './catalogue.js';
 
 export interface CoverageReport {
@@ -16,19 +16,19 @@ export interface CoverageReport {
  */
 export class Coverage {
   constructor(
-    private readonly state: () => State,
+    private readonly store: Store,
     private readonly scenario: () => Scenario,
   ) {}
 
   private counts(): Record<string, Record<string, number>> {
-    const s = this.state();
-    return (s.coverage ??= {});
+    return (this.store.state.coverage ??= {});
   }
 
   hit(merchantId: string, id: string): void {
     const all = this.counts();
     const mine = (all[merchantId] ??= {});
     mine[id] = (mine[id] ?? 0) + 1;
+    this.store.changed('coverage', merchantId);
   }
 
   /** One merchant's report, or (null) every merchant's hits added up. */

@@ -65,7 +65,7 @@ function outboxOf(domain: DomainContext, config: SandboxConfig, persist: () => P
 async function shutDown(sb: SandboxCore): Promise<void> {
   sb.scheduler.stop();
   sb.webhooks.close();
-  await sb.store.persist();
+  await sb.store.close();
   if (sb.config.coverageReport !== null) await writeCoverageReport(sb.config.coverageReport, sb.coverage.report(null));
 }
 
@@ -121,14 +121,14 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   let scenario = configuredScenario;
   const clock = new Clock({ mode: config.clock, speed: config.speed, start: config.clockStart ?? undefined });
   const random = new SandboxRandom(config.seed ?? undefined);
-  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()));
+  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), { fsync: config.fsync, compactBytes: config.compactBytes });
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
   stampOwners(store.state);
   if (created) await store.persist();
   const repo = new Repo(store, { perMerchant: config.maxRecordsPerMerchant, total: config.maxRecords });
   const logger = loggerOf(config);
-  const clocks = new Clocks(clock, () => store.state);
-  const scheduler = new Scheduler(clocks, () => store.state, () => store.persist(), logger);
+  const clocks = new Clocks(clock, store);
+  const scheduler = new Scheduler(clocks, store, logger);
   const domain: DomainContext = { repo, clocks, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
   const webhooks = outboxOf(domain, config, () => store.persist());
   const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
@@ -140,7 +140,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     clock,
     webhooks,
     journal: new Journal(config.journalSize),
-    coverage: new Coverage(() => store.state, () => scenario),
+    coverage: new Coverage(store, () => scenario),
     counters: new Set(),
     setScenario: (next) => {
       scenario = next;

@@ -1,5 +1,6 @@
 import { Clock, type ClockMode } from '../clock.js';
 import type { MerchantClock, State } from './state.js';
+import type { Store } from './store.js';
 
 /** The scheduler lane (and clock) of everything that follows the sandbox clock. */
 export const SANDBOX_LANE = '';
@@ -14,9 +15,13 @@ export class Clocks {
 
   constructor(
     readonly sandbox: Clock,
-    private readonly state: () => State,
+    private readonly store: Store,
   ) {
     this.reload();
+  }
+
+  private state(): State {
+    return this.store.state;
   }
 
   /** Rebuilds the merchants' clocks from the state (at open, and after records were replaced). */
@@ -47,6 +52,7 @@ export class Clocks {
   attach(merchantId: string, mode: ClockMode, start: number): Clock {
     const record: MerchantClock = { mode, speed: mode === 'manual' ? 0 : this.sandbox.speed, start, real_anchor: Date.now() };
     (this.state().merchant_clocks ??= {})[merchantId] = record;
+    this.store.changed('merchant_clocks', merchantId);
     const clock = clockOf(record);
     this.own.set(merchantId, clock);
     return clock;
@@ -56,7 +62,9 @@ export class Clocks {
   record(merchantId: string): void {
     const clock = this.own.get(merchantId);
     const record = this.state().merchant_clocks?.[merchantId];
-    if (clock && record && clock.mode === 'manual') record.start = clock.now();
+    if (!clock || !record || clock.mode !== 'manual') return;
+    record.start = clock.now();
+    this.store.changed('merchant_clocks', merchantId);
   }
 
   /** The stored form of a merchant's clock, or null when it follows the sandbox clock. */

@@ -9,6 +9,8 @@ export * from './records.js';
 /** Everything the sandbox remembers. One JSON document: the lowdb file, and (later) a snapshot. */
 export interface State {
   schema_version: 1;
+  /** Which change-log lines belong to this document (see change-log.ts); absent in older files: 0. */
+  log_generation?: number;
   merchants: Record<string, Merchant>;
   accounts: Record<string, Account>;
   beneficiaries: Record<string, Beneficiary>;

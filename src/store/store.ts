@@ -1,40 +1,82 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { Low, Memory } from 'lowdb';
-import { DataFile } from 'lowdb/node';
-import type { State } from './state.js';
+import { Low } from 'lowdb';
+import { LogFile, StoreFileError, changeOf, replayLog, scalarsOf, type Batch } from './change-log.js';
 import type { Collection } from './collections.js';
+import { DocumentFile, type CompactionHooks } from './document-file.js';
+import type { Account, State } from './state.js';
+
+export { StoreFileError } from './change-log.js';
+export type { CompactionHooks } from './document-file.js';
 
 /**
- * lowdb behind one interface: a JSON file, or memory only. Callers change `state` synchronously
- * (so a check and the change it guards can never interleave with another request) and then
- * await `persist()`, which resolves once that change is on disk; only then is the change
- * acknowledged to the client.
+ * lowdb behind one interface: a JSON document with its change log, or memory only. Callers change
+ * `state` synchronously (so a check and the change it guards can never interleave with another
+ * request), tell each changed record (`changed`, through the Repo), and then await `persist()`,
+ * which resolves once that change is on disk; only then is it acknowledged to the client.
  */
 export interface Store {
   readonly kind: 'file' | 'memory';
   readonly path: string | null;
-  /** The whole state; assigning it replaces everything (reset, snapshot restore). */
+  /** The whole state; assigning it replaces everything (reset, snapshot restore): a compaction. */
   state: State;
   /** Resolves when everything changed so far is written. */
   persist(): Promise<void>;
   /** A record was added, changed or removed: the next persist writes it. */
   changed(c: Collection, id: string): void;
+  /** Writes everything (a compaction, for a file) and closes the files. */
+  close(): Promise<void>;
 }
 
-class LowStore implements Store {
-  /** The write under way, if any. */
-  private writing: Promise<void> | null = null;
-  /** The write that will carry every change made since `writing` took its copy. */
+class MemoryStore implements Store {
+  readonly kind = 'memory';
+  readonly path = null;
+  constructor(public state: State) {}
+  changed(): void {}
+  persist(): Promise<void> {
+    return Promise.resolve();
+  }
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+export interface FileStoreOptions {
+  /** fdatasync after every append and compaction (default true). */
+  fsync: boolean;
+  /** Compact when the log is past this many bytes and past the document's size. */
+  compactBytes: number;
+  hooks?: CompactionHooks;
+}
+
+/**
+ * The document (lowdb, readable JSON) plus the change log. Group commit: while one write is under
+ * way, the changes of everything that happens meanwhile go out together in the next one: a log
+ * append of the changed records (the cost of what changed), or, when the log has outgrown its
+ * threshold or the whole state was replaced, a compaction: a fresh document, then an empty log.
+ */
+class FileStore implements Store {
+  readonly kind = 'file';
+  private dirty = new Map<string, [Collection, string]>();
+  /** How much of each account's ledger the document and log hold (by object: a replaced account is written whole). */
+  private ledgerWritten = new WeakMap<Account, number>();
+  private compactNext = false;
+  private lastScalars = '';
+  private chain: Promise<void> = Promise.resolve();
   private next: Promise<void> | null = null;
+  private documentBytes = 0;
 
   constructor(
-    readonly kind: 'file' | 'memory',
-    readonly path: string | null,
+    readonly path: string,
     private readonly db: Low<State>,
-  ) {}
-
-  changed(_c: Collection, _id: string): void {}
+    private readonly document: DocumentFile,
+    private readonly log: LogFile,
+    private readonly options: FileStoreOptions,
+  ) {
+    this.markWritten();
+    this.lastScalars = JSON.stringify(scalarsOf(db.data));
+    this.documentBytes = document.lastBytes;
+  }
 
   get state(): State {
     return this.db.data;
@@ -42,58 +84,122 @@ class LowStore implements Store {
 
   set state(next: State) {
     this.db.data = next;
+    this.compactNext = true;
+    this.dirty.clear();
   }
 
-  /**
-   * Group commit: lowdb serializes the whole state on each write, so callers do not each get a
-   * write of their own. While one write is under way, every change made meanwhile joins the one
-   * next write, which takes its copy of the state when the current one has finished; each caller's
-   * promise resolves once a write that includes its change is on disk.
-   */
+  /** Asks for a compaction at the next write (a new store's first write, a log found with stale lines). */
+  compactSoon(): void {
+    this.compactNext = true;
+  }
+
+  changed(c: Collection, id: string): void {
+    this.dirty.set(`${c}\u0000${id}`, [c, id]);
+  }
+
   persist(): Promise<void> {
     if (this.next) return this.next;
-    const after = this.writing ?? Promise.resolve();
-    const next = after
-      .catch(() => undefined)
-      .then(async () => {
-        this.next = null;
-        const w = this.db.write();
-        this.writing = w;
-        try {
-          await w;
-        } finally {
-          if (this.writing === w) this.writing = null;
-        }
-      });
+    const next = this.chain.then(() => {
+      this.next = null;
+      return this.write();
+    });
     this.next = next;
+    this.chain = next.catch(() => undefined);
     return next;
+  }
+
+  async close(): Promise<void> {
+    this.compactNext = true;
+    await this.persist();
+    await this.log.close();
+  }
+
+  private async write(): Promise<void> {
+    const { compactBytes } = this.options;
+    if (this.compactNext || this.log.bytes > Math.max(compactBytes, this.documentBytes)) return this.compact();
+    const line = this.batch();
+    if (line === null) return;
+    try {
+      await this.log.append(line, this.options.fsync);
+    } catch (err) {
+      // What that append carried is in the state: the next write puts all of it in a document.
+      this.compactNext = true;
+      throw err;
+    }
+  }
+
+  /** The changes since the last write as one log line (null: nothing changed). Synchronous: a consistent cut. */
+  private batch(): string | null {
+    const state = this.db.data;
+    const scalars = scalarsOf(state);
+    const scalarText = JSON.stringify(scalars);
+    if (this.dirty.size === 0 && scalarText === this.lastScalars) return null;
+    const c = [...this.dirty.values()].map(([coll, id]) => {
+      const record = coll === 'accounts' ? state.accounts[id] : undefined;
+      const change = changeOf(state, coll, id, record ? (this.ledgerWritten.get(record) ?? 0) : 0);
+      if (record) this.ledgerWritten.set(record, record.ledger.length);
+      return change;
+    });
+    this.dirty.clear();
+    this.lastScalars = scalarText;
+    const batch: Batch = { g: state.log_generation ?? 0, s: scalars, c };
+    return `${JSON.stringify(batch)}\n`;
+  }
+
+  /** A fresh document of the whole state (atomically), then an empty log. */
+  private async compact(): Promise<void> {
+    const state = this.db.data;
+    state.log_generation = (state.log_generation ?? 0) + 1;
+    this.compactNext = false;
+    this.dirty.clear();
+    this.markWritten();
+    this.lastScalars = JSON.stringify(scalarsOf(state));
+    try {
+      this.documentBytes = await this.db.write().then(() => this.document.lastBytes);
+      await this.options.hooks?.beforeLogReset?.();
+      await this.log.reset(this.options.fsync);
+    } catch (err) {
+      this.compactNext = true;
+      throw err;
+    }
+  }
+
+  private markWritten(): void {
+    for (const a of Object.values(this.db.data.accounts)) this.ledgerWritten.set(a, a.ledger.length);
   }
 }
 
-export class StoreFileError extends Error {}
+/** Where the change log of a data file is. */
+export function logPathOf(data: string): string {
+  return `${data}.log`;
+}
 
 /**
- * Opens the store. `init` gives the state of a new store (fixtures); it is called only when the
- * file does not exist yet (or for memory). Nothing is written until the first persist().
+ * Opens the store: the document read, the log replayed onto it. `init` gives the state of a new
+ * store (fixtures); it is called only when the file does not exist yet (or for memory). Nothing
+ * is written until the first persist().
  */
-export async function openStore(data: string, init: () => State): Promise<{ store: Store; created: boolean }> {
-  if (data === 'memory') {
-    return { store: new LowStore('memory', null, new Low<State>(new Memory<State>(), init())), created: true };
-  }
-  const adapter = new DataFile<State>(data, {
-    parse: (text) => JSON.parse(text) as State,
-    stringify: (state) => JSON.stringify(state),
-  });
+export async function openStore(
+  data: string,
+  init: () => State,
+  options: FileStoreOptions = { fsync: true, compactBytes: 64 * 1024 * 1024 },
+): Promise<{ store: Store; created: boolean }> {
+  if (data === 'memory') return { store: new MemoryStore(init()), created: true };
+  const document = new DocumentFile(data, options.fsync, options.hooks);
   let existing: State | null;
   try {
-    existing = await adapter.read();
+    existing = await document.read();
   } catch (err) {
-    throw new StoreFileError(`${data}: the data file is not valid JSON (${(err as Error).message})`);
+    throw new StoreFileError(`${data}: the data file is not valid JSON (${(err as Error).message}); see README "Data file and change log"`);
   }
   if (existing !== null && (typeof existing !== 'object' || existing.schema_version !== 1)) {
     throw new StoreFileError(`${data}: not a payout-sandbox data file (schema_version must be 1)`);
   }
   await mkdir(dirname(data), { recursive: true });
-  const db = new Low<State>(adapter, existing ?? init());
-  return { store: new LowStore('file', data, db), created: existing === null };
+  const state = existing ?? init();
+  const replayed = existing ? await replayLog(logPathOf(data), state) : { bytes: 0, stale: 0 };
+  const db = new Low<State>(document, state);
+  const store = new FileStore(data, db, document, await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0), options);
+  if (!existing || replayed.stale > 0) store.compactSoon();
+  return { store, created: existing === null };
 }

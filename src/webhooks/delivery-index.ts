@@ -1,5 +1,11 @@
 import type { WebhookDelivery } from '../store/state.js';
 
+export interface DeliveryFilter {
+  merchantId?: string;
+  refId?: string;
+  limit?: number;
+}
+
 /** The outbox's indexes: deliveries by payout and by merchant (oldest first), and retention. */
 export class DeliveryIndex {
   private readonly byRef = new Map<string, string[]>();
@@ -16,13 +22,22 @@ export class DeliveryIndex {
     push(this.byMerchant, d.merchant_id, d.delivery_id);
   }
 
+  /** Deliveries newest first, of one merchant or all, optionally of one payout. */
+  list(deliveries: Record<string, WebhookDelivery>, filter: DeliveryFilter): WebhookDelivery[] {
+    const pool = filter.refId !== undefined ? this.ofPayout(filter.refId).map((id) => deliveries[id]) : Object.values(deliveries);
+    return pool
+      .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
+      .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))
+      .slice(0, filter.limit ?? 100);
+  }
+
   /** A payout's delivery ids, oldest first. */
   ofPayout(refId: string): string[] {
     return this.byRef.get(refId) ?? [];
   }
 
-  /** While a merchant has more than `max` deliveries, its oldest finished ones (delivered or failed) are dropped. */
-  retain(deliveries: Record<string, WebhookDelivery>, merchantId: string, max: number): void {
+  /** While a merchant has more than `max` deliveries, its oldest finished ones (delivered or failed) are dropped (by `remove`). */
+  retain(deliveries: Record<string, WebhookDelivery>, merchantId: string, max: number, remove: (id: string) => void): void {
     const mine = this.byMerchant.get(merchantId) ?? [];
     for (let i = 0; mine.length > max && i < mine.length; ) {
       const d = deliveries[mine[i]];
@@ -32,7 +47,7 @@ export class DeliveryIndex {
       }
       mine.splice(i, 1);
       if (!d) continue;
-      delete deliveries[d.delivery_id];
+      remove(d.delivery_id);
       const refs = this.byRef.get(d.ref_id);
       if (refs) refs.splice(refs.indexOf(d.delivery_id), 1);
     }

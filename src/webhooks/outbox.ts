@@ -7,7 +7,7 @@ import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
 import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
 import { targetAllowed } from './targets.js';
-import { DeliveryIndex, deliveryBehaviours } from './delivery-index.js';
+import { DeliveryIndex, deliveryBehaviours, type DeliveryFilter } from './delivery-index.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -53,6 +53,10 @@ export class WebhookOutbox {
     this.index.rebuild(this.deliveries);
   }
 
+  private retain(merchantId: string): void {
+    this.index.retain(this.deliveries, merchantId, this.ctx.maxPerMerchant, (id) => this.ctx.repo.remove('webhook_deliveries', id));
+  }
+
   /** The chaos in force for a payout: its rule's over the scenario's. */
   private chaosFor(payout: Payout): WebhookChaos {
     const scenario = this.ctx.scenario();
@@ -87,14 +91,14 @@ export class WebhookOutbox {
         next_attempt: null,
         created_at: now,
       };
-      this.deliveries[d.delivery_id] = d;
+      this.ctx.repo.put('webhook_deliveries', d.delivery_id, d);
       this.index.add(d);
       if (!chaos.reorder) this.scheduleAttempt(d, now + chaos.delayMs);
       return d;
     };
     const first = make(null);
     if (this.ctx.random.chance(chaos.duplicate)) make(first.delivery_id);
-    this.index.retain(this.deliveries, merchant.merchant_id, this.ctx.maxPerMerchant);
+    this.retain(merchant.merchant_id);
     if (chaos.reorder && payout.next_step === null) this.releaseHeld(payout.ref_id, now + chaos.delayMs);
   }
 
@@ -112,6 +116,7 @@ export class WebhookOutbox {
     this.ctx.scheduler.cancel(d.next_attempt);
     const item = this.ctx.scheduler.schedule('webhook_attempt', at, { delivery_id: d.delivery_id }, d.merchant_id);
     d.next_attempt = item.id;
+    this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
   }
 
   /** The scheduler's handler: one attempt, recorded and written when it ends. */
@@ -128,6 +133,7 @@ export class WebhookOutbox {
     const d = own(this.deliveries, id);
     if (!d || d.next_attempt !== item.id) return;
     d.next_attempt = null;
+    this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
     const at = this.ctx.clocks.now(d.merchant_id);
@@ -166,6 +172,7 @@ export class WebhookOutbox {
       this.inFlight.delete(controller);
     }
     if (generation !== this.generationOf(d.merchant_id)) return;
+    this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
     d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
     for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
     if (status !== null && status >= 200 && status < 300) {
@@ -177,7 +184,7 @@ export class WebhookOutbox {
       d.state = 'failed';
     }
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
-    if (d.state !== 'pending') this.index.retain(this.deliveries, d.merchant_id, this.ctx.maxPerMerchant);
+    if (d.state !== 'pending') this.retain(d.merchant_id);
     await this.ctx.persist();
   }
 
@@ -220,15 +227,8 @@ export class WebhookOutbox {
   }
 
   /** Deliveries newest first, of one merchant or all, optionally of one payout. */
-  list(filter: { merchantId?: string; refId?: string; limit?: number }): WebhookDelivery[] {
-    const pool =
-      filter.refId !== undefined
-        ? this.index.ofPayout(filter.refId).map((id) => this.deliveries[id])
-        : Object.values(this.deliveries);
-    return pool
-      .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
-      .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))
-      .slice(0, filter.limit ?? 100);
+  list(filter: DeliveryFilter): WebhookDelivery[] {
+    return this.index.list(this.deliveries, filter);
   }
 
   /** When the next attempt is due (from its scheduled item), or null when none is scheduled. */

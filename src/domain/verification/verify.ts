@@ -3,6 +3,7 @@ import type { VerificationType } from '../../vocab.js';
 import { BusinessError, RequestError } from '../../errors.js';
 import { taxOn } from '../../money.js';
 import type { Account, Merchant, Verification } from '../../store/state.js';
+import type { Repo } from '../../store/repo.js';
 import type { DomainContext } from '../context.js';
 import { debitableAccount, requireFunds } from '../accounts.js';
 import { post } from '../ledger.js';
@@ -72,16 +73,17 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
     const pending = repo.verification(merchant.merchant_id, otpRequest.verification_id);
     if (!pending) throw new RequestError(400, VERIFICATION_MESSAGES.otpRefInvalid);
     // One charge per verification, however many OTP attempts it takes.
-    if (pending.commission === 0 && pending.tax === 0) charge(account, merchant, type, pending, now);
+    if (pending.commission === 0 && pending.tax === 0) charge(repo, account, merchant, type, pending, now);
     verification = pending;
     verification.debit_from = account.account_no;
   } else {
     verification = newVerification(ctx, merchant, account, type, fields, now);
-    charge(account, merchant, type, verification, now);
+    charge(repo, account, merchant, type, verification, now);
     repo.insertVerification(verification);
   }
   verification.verification_status = 'Success';
   verification.verify_response = verifyDocument(type, fields, ctx.scenario().verification.invalid[type]);
+  repo.touch('verifications', verification.verification_id);
   if (type === 'AADHAAR' && verification.verify_response.valid) repo.deleteAadhaarOtp(fields.ref_id ?? '');
   const valid = verification.verify_response.valid === true;
   const wrongOtp = type === 'AADHAAR' && !valid && fields.otp !== undefined && verification.verify_response.message === 'Invalid OTP';
@@ -113,13 +115,13 @@ function newVerification(
 }
 
 /** Checks the balance covers commission + tax, then debits both. */
-function charge(account: Account, merchant: Merchant, type: VerificationType, v: Verification, now: number): void {
+function charge(repo: Repo, account: Account, merchant: Merchant, type: VerificationType, v: Verification, now: number): void {
   const commission = merchant.verification_charges[type];
   const tax = taxOn(commission, merchant.tax_rate_percent);
   requireFunds(account, commission + tax);
   v.commission = commission;
   v.tax = tax;
-  post(account, now, v.verification_id, [
+  post(repo, account, now, v.verification_id, [
     { type: 'verification', amount: -commission, note: `${type} verification ${v.doc_number}` },
     { type: 'verification_tax', amount: -tax, note: `tax on ${type} verification ${v.doc_number}` },
   ]);

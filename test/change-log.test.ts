@@ -1,0 +1,248 @@
+import { jest } from '@jest/globals';
+import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import request from 'supertest';
+import { createApp, type SandboxApp } from '../src/app.js';
+import { replayLog } from '../src/store/change-log.js';
+import { emptyState, type Payout, type State } from '../src/store/state.js';
+import { logPathOf, openStore, type CompactionHooks } from '../src/store/store.js';
+import { DEMO, demoHeaders, initialize, payoutBody, useTempDir } from './helpers.js';
+import { startReceiver } from './receiver.js';
+
+/**
+ * The file store's change log: every acknowledged change is appended (the cost of what changed),
+ * replayed at open; torn tails are cut, damage stops the opening; compaction writes a fresh
+ * document and an empty log, and a crash at any point of it loses nothing.
+ */
+
+const dir = useTempDir();
+const file = () => join(dir(), 'db.json');
+
+/** What a restart reads: the document with its log replayed (the files as they are now). */
+async function onDisk(path: string): Promise<State> {
+  const state = JSON.parse(readFileSync(path, 'utf8')) as State;
+  await replayLog(logPathOf(path), state);
+  return state;
+}
+
+/** The state as JSON would keep it (undefined fields dropped), without the log generation. */
+function plain(state: State): unknown {
+  const copy = JSON.parse(JSON.stringify(state)) as State;
+  delete copy.log_generation;
+  return copy;
+}
+
+async function fileApp(extra: Record<string, unknown> = {}): Promise<SandboxApp> {
+  return createApp({ data: file(), clock: 'manual', seed: 7, logLevel: 'silent', fsync: false, compactBytes: 1024 ** 3, ...extra });
+}
+
+/** Drives a change of every kind the sandbox makes: API calls, scheduled steps, webhooks, control operations. */
+async function everyKindOfChange(app: SandboxApp, hooksUrl: string): Promise<void> {
+  const c = () => request(app);
+  await c().patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_url: hooksUrl, webhook_version: 'v2' });
+  const refs: string[] = [];
+  for (const amount of [2002.01, 2002.02, 2002.03, 2002.04, 2002.05, 2002.06, 2002.07, 100]) {
+    const res = await initialize(app, payoutBody({ amount }), 'v2');
+    if (res.body.data?.ref_id) refs.push(res.body.data.ref_id);
+  }
+  await initialize(app, payoutBody({ amount: 2001.01 }));
+  const bene = await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
+    transfer_type: 'BANK', beneficiary_name: 'Anita Desai', beneficiary_email: 'anita@example.com', beneficiary_mobile: '9123456780', account_number: '001234567890', ifsc_code: 'ICIC0001234',
+  });
+  await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
+    transfer_type: 'BANK', beneficiary_name: 'Stays Pending', beneficiary_email: 'p@example.com', beneficiary_mobile: '9123456780', account_number: '9999999999', ifsc_code: 'ICIC0001234',
+  });
+  const verify = (body: Record<string, unknown>) => c().post('/api/v1/public/verification/').set(demoHeaders).send({ debit_from: DEMO.van1, ...body });
+  await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
+  const otp = await verify({ verification_type: 'AADHAAR', aadhaar: { aadhaar_number: '234567890123' } });
+  await verify({ verification_type: 'AADHAAR', aadhaar: { aadhaar_number: '234567890123', otp: '123456', ref_id: otp.body.data.verify_response.ref_id } });
+  await verify({ verification_type: 'AADHAAR', aadhaar: { aadhaar_number: '234567890124' } });
+  const checkout = await c().post('/__sandbox/checkout/transactions').send({ merchant_id: 'SBXDEMO0001', amount: 499 });
+  await c().post('/__sandbox/checkout/transactions').send({ merchant_id: 'SBXDEMO0001', amount: 10 });
+  await c().post(`/__sandbox/accounts/${DEMO.van2}/credit`).send({ amount: 2500 });
+  await c().patch(`/__sandbox/accounts/${DEMO.van2}`).send({ status: 'INACTIVE' });
+  await c().post('/__sandbox/clock/advance').send({ by: '10s' });
+  await c().post(`/__sandbox/payouts/${refs[6]}/status`).send({ status: 'Failed', bank_res_msg: 'Account closed' });
+  await c().post(`/__sandbox/beneficiaries/${bene.body.data.beneficiary_id}/status`).send({ status: 'Active' });
+  await c().post(`/__sandbox/checkout/transactions/${checkout.body.payment_id}/status`).send({ status: 'Dropped' });
+  await app.sandbox.admin.settleWebhooks();
+  const deliveries = (await c().get('/__sandbox/webhooks')).body.deliveries;
+  await c().post(`/__sandbox/webhooks/${deliveries[0].delivery_id}/redeliver`).send();
+  const m = (await c().post('/__sandbox/merchants').send({ balance: 5000, clock: { mode: 'manual' } })).body;
+  await request(app).post('/api/v1/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no, amount: 2002.02 }));
+  await c().post(`/__sandbox/merchants/${m.merchant_id}/snapshots`).send({ name: 's' });
+  await c().post(`/__sandbox/merchants/${m.merchant_id}/clock/advance`).send({ by: '1h' });
+  await c().post(`/__sandbox/merchants/${m.merchant_id}/snapshots/s/restore`).send();
+  await c().post('/__sandbox/merchants/SBXOTHER0002/reset').send();
+  await c().post('/__sandbox/clock/advance').send({ by: '2h' });
+  await app.sandbox.admin.settleWebhooks();
+  await app.sandbox.store.persist();
+}
+
+test('a change made anywhere in the domain is in the log: document + log after it equal the state in memory', async () => {
+  const receiver = await startReceiver((_r, n) => (n % 3 === 0 ? 500 : 200));
+  const app = await fileApp();
+  try {
+    await everyKindOfChange(app, receiver.url);
+    const generation = JSON.parse(readFileSync(file(), 'utf8')).log_generation;
+    expect(statSync(logPathOf(file())).size).toBeGreaterThan(0);
+    expect(plain(await onDisk(file()))).toEqual(plain(app.sandbox.repo.state));
+    // The log did the work: the document is still the first one.
+    expect(generation).toBe(1);
+  } finally {
+    await receiver.close();
+  }
+  // And a real restart reads the same.
+  const inMemory = plain(app.sandbox.repo.state);
+  app.sandbox.scheduler.stop();
+  app.sandbox.webhooks.close();
+  const again = await fileApp();
+  expect(plain(again.sandbox.repo.state)).toEqual(inMemory);
+  await again.sandbox.close();
+});
+
+test('a write costs the size of what changed: one payout appends a few kilobytes whatever is stored', async () => {
+  const app = await fileApp();
+  for (let i = 0; i < 200; i++) await initialize(app, payoutBody());
+  const before = statSync(logPathOf(file())).size;
+  await initialize(app, payoutBody());
+  const one = statSync(logPathOf(file())).size - before;
+  expect(one).toBeGreaterThan(0);
+  expect(one).toBeLessThan(8 * 1024);
+  await app.sandbox.close();
+});
+
+describe('opening a damaged store', () => {
+  async function storeWithTwoPayouts(): Promise<string[]> {
+    const app = await fileApp();
+    const refs = [];
+    for (let i = 0; i < 2; i++) refs.push((await initialize(app, payoutBody())).body.data.ref_id as string);
+    app.sandbox.scheduler.stop();
+    return refs;
+  }
+
+  test('a torn last line is cut off with a warning; everything before it is kept', async () => {
+    const refs = await storeWithTwoPayouts();
+    const log = logPathOf(file());
+    const good = readFileSync(log, 'utf8');
+    appendFileSync(log, '{"g":1,"s":[0,0,0],"c":[["payouts","99",{"ref_i');
+    const warn = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    try {
+      const app = await fileApp();
+      expect(Object.keys(app.sandbox.repo.state.payouts)).toEqual(expect.arrayContaining(refs));
+      expect(app.sandbox.repo.state.payouts['99']).toBeUndefined();
+      expect(readFileSync(log, 'utf8')).toBe(good);
+      expect(String(warn.mock.calls.map((c) => c[0]).join(''))).toMatch(/db\.json\.log: the last change-log line was cut short/);
+      await app.sandbox.close();
+    } finally {
+      warn.mockRestore();
+    }
+  });
+
+  test('a damaged line in the middle stops the opening, naming the file and line; nothing is changed', async () => {
+    await storeWithTwoPayouts();
+    const log = logPathOf(file());
+    const lines = readFileSync(log, 'utf8').split('\n');
+    lines[0] = lines[0].slice(0, 20);
+    writeFileSync(log, lines.join('\n'));
+    const before = readFileSync(log, 'utf8');
+    await expect(fileApp()).rejects.toThrow(/db\.json\.log:1: the change log has a damaged line/);
+    expect(readFileSync(log, 'utf8')).toBe(before);
+  });
+
+  test('a log newer than its document (the document replaced by hand) stops the opening', async () => {
+    await storeWithTwoPayouts();
+    const doc = JSON.parse(readFileSync(file(), 'utf8')) as State;
+    doc.log_generation = 0;
+    writeFileSync(file(), JSON.stringify(doc));
+    await expect(fileApp()).rejects.toThrow(/db\.json\.log:1: the change log is newer \(generation 1\) than the data file \(0\)/);
+  });
+});
+
+describe('compaction', () => {
+  test('past the threshold the log is folded into a fresh document; requests are served throughout', async () => {
+    const app = await fileApp({ compactBytes: 0 });
+    const generation = () => (JSON.parse(readFileSync(file(), 'utf8')) as State).log_generation ?? 0;
+    const refs: string[] = [];
+    // The log outgrows the document (compactBytes 0: the document's size is the threshold).
+    for (let round = 0; round < 40 && generation() < 3; round++) {
+      refs.push(...(await Promise.all(Array.from({ length: 10 }, () => initialize(app, payoutBody()).then((r) => r.body.data.ref_id as string)))));
+    }
+    expect(generation()).toBeGreaterThanOrEqual(3);
+    expect(statSync(logPathOf(file())).size).toBeLessThan(statSync(file()).size);
+    expect(plain(await onDisk(file()))).toEqual(plain(app.sandbox.repo.state));
+    for (const ref of refs) expect((await onDisk(file())).payouts[ref]).toBeDefined();
+    await app.sandbox.close();
+  });
+
+  test('a clean stop compacts: the document holds everything, the log is empty', async () => {
+    const app = await fileApp();
+    const ref = (await initialize(app, payoutBody())).body.data.ref_id;
+    await app.sandbox.close();
+    expect(statSync(logPathOf(file())).size).toBe(0);
+    expect(JSON.parse(readFileSync(file(), 'utf8')).payouts[ref]).toBeDefined();
+  });
+
+  test('reset and whole restore replace the state through a compaction (the log never replays onto the wrong base)', async () => {
+    const app = await fileApp();
+    await request(app).post('/__sandbox/snapshots').send({ name: 'empty' });
+    const ref = (await initialize(app, payoutBody())).body.data.ref_id;
+    const generation = JSON.parse(readFileSync(file(), 'utf8')).log_generation;
+    await request(app).post('/__sandbox/snapshots/empty/restore').send();
+    expect(JSON.parse(readFileSync(file(), 'utf8')).log_generation).toBe(generation + 1);
+    expect(statSync(logPathOf(file())).size).toBe(0);
+    expect((await onDisk(file())).payouts[ref]).toBeUndefined();
+    await initialize(app, payoutBody());
+    await request(app).post('/__sandbox/reset').send();
+    expect(Object.keys((await onDisk(file())).payouts)).toEqual([]);
+    await app.sandbox.close();
+  });
+});
+
+describe('a crash at any point of a compaction loses nothing', () => {
+  class Crash extends Error {}
+
+  function payout(i: number): Payout {
+    return { ref_id: String(i), merchant_id: 'M', client_ref_id: `C${i}` } as Payout;
+  }
+
+  /** Writes `n` acknowledged payouts through the store (a compaction at every write past the first few). */
+  async function acknowledged(hooks: CompactionHooks, crashAt: number): Promise<string[]> {
+    const { store } = await openStore(file(), emptyState, { fsync: false, compactBytes: 64 * 1024 ** 2, hooks });
+    await store.persist();
+    const acked: string[] = [];
+    for (let i = 1; i <= 5; i++) {
+      store.state.payouts[String(i)] = payout(i);
+      store.changed('payouts', String(i));
+      await store.persist();
+      acked.push(String(i));
+    }
+    store.state.payouts['6'] = payout(6);
+    store.changed('payouts', '6');
+    armed = crashAt;
+    await expect(store.close()).rejects.toBeInstanceOf(Crash);
+    return acked;
+  }
+
+  let armed = 0;
+  const crashIf = (point: number) => () => {
+    if (armed === point) throw new Crash(`crash at point ${point}`);
+  };
+
+  test.each([
+    ['before the new document is renamed into place', 1],
+    ['after the rename, before the log is reset', 2],
+  ])('%s', async (_name, point) => {
+    armed = 0;
+    const acked = await acknowledged({ beforeRename: crashIf(1), beforeLogReset: crashIf(2) }, point);
+    expect(existsSync(file())).toBe(true);
+    const { store } = await openStore(file(), () => {
+      throw new Error('a new store was made: the data file was lost');
+    }, { fsync: false, compactBytes: 64 * 1024 ** 2 });
+    for (const id of acked) expect(store.state.payouts[id]).toEqual(payout(Number(id)));
+    // The next write (a compaction: the stale lines are seen) leaves one clean document.
+    await store.close();
+    expect(statSync(logPathOf(file())).size).toBe(0);
+    expect(Object.keys(JSON.parse(readFileSync(file(), 'utf8')).payouts)).toEqual(expect.arrayContaining(acked));
+  });
+});
