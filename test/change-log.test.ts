@@ -246,3 +246,25 @@ describe('a crash at any point of a compaction loses nothing', () => {
     expect(Object.keys(JSON.parse(readFileSync(file(), 'utf8')).payouts)).toEqual(expect.arrayContaining(acked));
   });
 });
+
+test('the webhook outbox keeps a retention the control API can change: finished deliveries past it go, oldest first', async () => {
+  const receiver = await startReceiver(() => 200);
+  const app = await createApp({ data: 'memory', clock: 'manual', seed: 7, logLevel: 'silent' });
+  try {
+    await request(app).patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_url: receiver.url });
+    for (let i = 0; i < 4; i++) await initialize(app, payoutBody());
+    await request(app).post('/__sandbox/clock/advance').send({ by: '10s' });
+    await app.sandbox.admin.settleWebhooks();
+    const all = (await request(app).get('/__sandbox/webhooks')).body.deliveries as Array<{ delivery_id: string }>;
+    expect(all.length).toBe(4); // one status change (Success) each
+    expect((await request(app).get('/__sandbox/webhooks/retention')).body).toEqual({ max_deliveries_per_merchant: 10000 });
+    expect((await request(app).put('/__sandbox/webhooks/retention').send({ max_deliveries_per_merchant: 0 })).status).toBe(400);
+    const set = await request(app).put('/__sandbox/webhooks/retention').send({ max_deliveries_per_merchant: 3 });
+    expect(set.body).toEqual({ max_deliveries_per_merchant: 3 });
+    const kept = (await request(app).get('/__sandbox/webhooks')).body.deliveries as Array<{ delivery_id: string }>;
+    expect(kept.map((d) => d.delivery_id)).toEqual(all.slice(0, 3).map((d) => d.delivery_id));
+  } finally {
+    await receiver.close();
+    await app.sandbox.close();
+  }
+});

@@ -1,5 +1,3 @@
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { activateBeneficiary } from '../domain/beneficiaries.js';
 import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
 import { forcePayoutStatus } from '../domain/lifecycle.js';
@@ -8,7 +6,10 @@ import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
 import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
 import type { AccountStatus, CheckoutStatus, PayoutStatus } from '../vocab.js';
-import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { VERSION } from '../version.js';
+import { scenarioFile } from './scenario-files.js';
+
+export { SCENARIO_NAME_PATTERN } from './scenario-files.js';
 import type { SandboxCore } from './core.js';
 import { termsInPaise } from './terms.js';
 import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type NewMerchantInput, type ScenarioChoice } from './admin-types.js';
@@ -188,6 +189,17 @@ export class Admin {
     return { in_flight: webhooks.inFlightCount, rounds: rounds + 1, clock: this.clock() };
   }
 
+  retention() {
+    return { max_deliveries_per_merchant: this.sb.webhooks.retention };
+  }
+
+  /** Changes how many finished webhook deliveries each merchant keeps (the oldest go first). */
+  async setRetention(maxPerMerchant: number) {
+    this.sb.webhooks.setRetention(maxPerMerchant);
+    await this.sb.repo.persist();
+    return this.retention();
+  }
+
   /** Behaviour coverage: one merchant's (404 for an unknown one), or every merchant's added up. */
   coverage(merchantId: string | null = null) {
     if (merchantId !== null && !this.sb.repo.merchant(merchantId)) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
@@ -233,14 +245,4 @@ export class Admin {
     await this.sb.repo.persist();
     return { name, clock: this.clock() };
   }
-}
-
-/** What a scenario name (a file of scenarios/ without its extension) may be. */
-export const SCENARIO_NAME_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
-
-function scenarioFile(name: string): string {
-  if (!new RegExp(SCENARIO_NAME_PATTERN).test(name)) throw new RequestError(400, 'The name must name a file in scenarios/ (letters, digits, - and _).');
-  const file = ['json', 'yaml', 'yml'].map((ext) => resolve(PACKAGE_ROOT, 'scenarios', `${name}.${ext}`)).find((f) => existsSync(f));
-  if (!file) throw new RequestError(404, `No scenario named ${name} in scenarios/.`);
-  return file;
 }

@@ -69,3 +69,19 @@ export function deliveryBehaviours(d: WebhookDelivery, n: number): string[] {
   if (d.reordered) ids.push('webhook.reorder');
   return ids;
 }
+
+/** Generations of the state, whole and per merchant: an attempt records its result only if its own has not changed. */
+export class Generations {
+  private whole = 0;
+  private readonly merchants = new Map<string, number>();
+
+  of(merchantId: string): string {
+    return `${this.whole}.${this.merchants.get(merchantId) ?? 0}`;
+  }
+
+  /** The whole state was replaced (no merchant), or one merchant's records. */
+  bump(merchantId?: string): void {
+    if (merchantId === undefined) this.whole += 1;
+    else this.merchants.set(merchantId, (this.merchants.get(merchantId) ?? 0) + 1);
+  }
+}

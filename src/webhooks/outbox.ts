@@ -7,7 +7,7 @@ import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { VERSION } from '../version.js';
 import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
 import { targetAllowed } from './targets.js';
-import { DeliveryIndex, deliveryBehaviours, type DeliveryFilter } from './delivery-index.js';
+import { DeliveryIndex, Generations, deliveryBehaviours, type DeliveryFilter } from './delivery-index.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -33,8 +33,7 @@ export class WebhookOutbox {
   /** The attempts under way, as promises that settle when each has recorded its result. */
   private readonly attempts = new Set<Promise<void>>();
   /** Bumped when the state is replaced (whole, or one merchant's): an attempt started before then records nothing. */
-  private generation = 0;
-  private readonly merchantGeneration = new Map<string, number>();
+  private readonly generations = new Generations();
   /** Set by close(): attempts cut off by it are made again at the next start. */
   private closing = false;
   private readonly index = new DeliveryIndex();
@@ -55,6 +54,16 @@ export class WebhookOutbox {
 
   private retain(merchantId: string): void {
     this.index.retain(this.deliveries, merchantId, this.ctx.maxPerMerchant, (id) => this.ctx.repo.remove('webhook_deliveries', id));
+  }
+
+  /** Finished deliveries kept per merchant from now on; every merchant is trimmed to it at once. */
+  setRetention(maxPerMerchant: number): void {
+    this.ctx.maxPerMerchant = maxPerMerchant;
+    for (const m of new Set(Object.values(this.deliveries).map((d) => d.merchant_id))) this.retain(m);
+  }
+
+  get retention(): number {
+    return this.ctx.maxPerMerchant;
   }
 
   /** The chaos in force for a payout: its rule's over the scenario's. */
@@ -143,7 +152,7 @@ export class WebhookOutbox {
     this.inFlight.set(controller, d.merchant_id);
     const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     const started = performance.now();
-    const generation = this.generationOf(d.merchant_id);
+    const generation = this.generations.of(d.merchant_id);
     let status: number | null = null;
     let error: string | null = null;
     try {
@@ -165,13 +174,13 @@ export class WebhookOutbox {
       await res.body?.cancel().catch(() => undefined);
     } catch (err) {
       // Shutting down (resumed at the next start), or the state was replaced under it.
-      if (controller.signal.aborted && (this.closing || generation !== this.generationOf(d.merchant_id))) return;
+      if (controller.signal.aborted && (this.closing || generation !== this.generations.of(d.merchant_id))) return;
       error = describeError(controller.signal.aborted ? controller.signal.reason : err);
     } finally {
       clearTimeout(timer);
       this.inFlight.delete(controller);
     }
-    if (generation !== this.generationOf(d.merchant_id)) return;
+    if (generation !== this.generations.of(d.merchant_id)) return;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
     d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
     for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
@@ -188,7 +197,6 @@ export class WebhookOutbox {
     await this.ctx.persist();
   }
 
-  /** How many attempts are under way now. */
   get inFlightCount(): number {
     return this.inFlight.size;
   }
@@ -204,14 +212,9 @@ export class WebhookOutbox {
     for (const c of this.inFlight.keys()) c.abort(new Error('sandbox stopping'));
   }
 
-  private generationOf(merchantId: string): string {
-    return `${this.generation}.${this.merchantGeneration.get(merchantId) ?? 0}`;
-  }
-
   /** The state was replaced (reset, restore), or one merchant's records: attempts under way (of that merchant) are dropped. */
   replaced(merchantId?: string): void {
-    if (merchantId === undefined) this.generation += 1;
-    else this.merchantGeneration.set(merchantId, (this.merchantGeneration.get(merchantId) ?? 0) + 1);
+    this.generations.bump(merchantId);
     for (const [c, owner] of this.inFlight) if (merchantId === undefined || owner === merchantId) c.abort(new Error('state replaced'));
     this.reindex();
   }
@@ -226,7 +229,6 @@ export class WebhookOutbox {
     }
   }
 
-  /** Deliveries newest first, of one merchant or all, optionally of one payout. */
   list(filter: DeliveryFilter): WebhookDelivery[] {
     return this.index.list(this.deliveries, filter);
   }

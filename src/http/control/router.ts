@@ -57,6 +57,7 @@ const parse = {
   checkoutStatus: inputParser(body.CheckoutStatusBody),
   scenario: inputParser(body.ScenarioBody),
   snapshot: inputParser(body.SnapshotBody),
+  retention: inputParser(body.RetentionBody),
 };
 
 /** The sandbox as a whole: health, reset, clock, scenario, snapshots, the API description. */
@@ -119,6 +120,8 @@ function recordRoutes(admin: Admin): Route[] {
       return admin.deliveries({ refId: q.ref_id, merchantId: q.merchant_id, limit: limitOf(req) });
     }],
     ['post', '/webhooks/settle', () => admin.settleWebhooks()],
+    ['get', '/webhooks/retention', () => admin.retention()],
+    ['put', '/webhooks/retention', (req) => admin.setRetention(parse.retention(req.body).max_deliveries_per_merchant)],
     ['post', '/webhooks/:delivery_id/redeliver', async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
     ['get', '/coverage', (req) => coverageAnswer(req, admin.coverage())],
     ['get', '/merchants/:merchant_id/coverage', (req) => coverageAnswer(req, admin.coverage(param(req, 'merchant_id')))],

@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SCENARIO_NAME_PATTERN } from '../../runtime/admin.js';
+import { RANGES } from '../../runtime/config.js';
 import { DURATION_PATTERN } from '../../duration.js';
 import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../../vocab.js';
 import { Nullable, Rupees, StringEnum } from '../../contract/kit.js';
@@ -81,3 +82,8 @@ export const ScenarioBody = Type.Object({
 export const SnapshotBody = Type.Object({
   name: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,64}$', 'x-message': 'must be 1 to 64 letters, digits, dots, dashes or underscores.' }),
 });
+
+export const RetentionBody = Type.Object({
+  max_deliveries_per_merchant: Type.Integer({ minimum: RANGES.maxDeliveriesPerMerchant.min, maximum: RANGES.maxDeliveriesPerMerchant.max }),
+});
+export type RetentionBody = Static<typeof RetentionBody>;
