@@ -5,39 +5,13 @@
 // Express for the status check, the balance check and initialize V2 (memory store). Then:
 // `npm start` → first healthy answer (median of 5), startSandbox() ready, advance('24h') over
 // 10,000 due items. Every request goes to 127.0.0.1; every loop is bounded.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { startSandbox } from '../dist/index.js';
-import { firstLine } from './lib.js';
+import { ROOT_DIR as ROOT, firstLine, initializeBody, load as loadFor, pinned } from './lib.js';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const CONNECTIONS = 50;
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
-
-function pinned(args) {
-  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT }) : spawn(process.execPath, args, { cwd: ROOT });
-}
-
-async function load(url, opts = {}) {
-  await autocannon({ url, connections: CONNECTIONS, duration: 2, ...opts }); // warm-up
-  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, ...opts });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
-}
-
-let seq = 0;
-function initializeBody(account) {
-  seq += 1;
-  return JSON.stringify({
-    client_ref_id: `BENCH${String(seq).padStart(10, '0')}`, transfer_type: 'BANK', amount: 1, payment_method: '1001',
-    debit_from: account, beneficiary_email: 'b@example.com', beneficiary_name: 'Bench Payee', account_number: '123456789012',
-    ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'bench',
-  });
-}
+const load = (url, opts = {}) => loadFor(url, opts, DURATION);
 
 async function bareExpress() {
   const child = pinned(['bench/bare-express.js']);

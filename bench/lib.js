@@ -1,5 +1,37 @@
-// Shared by the benchmark scripts: starting the CLI as a child process and reading its banner.
-import { spawn } from 'node:child_process';
+// Shared by the benchmark scripts: starting the CLI (or bare Express) as a child process pinned to
+// CPU 0 when taskset is there, reading its banner, and driving it with autocannon.
+import { spawn, spawnSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+
+export const ROOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+
+/** `node args…` in the repository, on CPU 0 when taskset is there (the load generator gets the other core). */
+export function pinned(args) {
+  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR }) : spawn(process.execPath, args, { cwd: ROOT_DIR });
+}
+
+/** A 2 s warm-up, then `seconds` of load: req/s, p50 and p99 in ms. Any non-2xx or error fails the run. */
+export async function load(url, opts = {}, seconds = 10) {
+  const connections = opts.connections ?? 50;
+  await autocannon({ url, duration: 2, ...opts, connections });
+  const r = await autocannon({ url, duration: seconds, ...opts, connections });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+let seq = 0;
+/** A V2 initialize body with a client_ref_id of its own. */
+export function initializeBody(account) {
+  seq += 1;
+  return JSON.stringify({
+    client_ref_id: `BENCH${process.pid}${String(seq).padStart(10, '0')}`, transfer_type: 'BANK', amount: 1, payment_method: '1001',
+    debit_from: account, beneficiary_email: 'b@example.com', beneficiary_name: 'Bench Payee', account_number: '123456789012',
+    ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'bench',
+  });
+}
 
 const ROOT = new URL('..', import.meta.url);
 

@@ -6,20 +6,47 @@ export interface DeliveryFilter {
   limit?: number;
 }
 
-/** The outbox's indexes: deliveries by payout and by merchant (oldest first), and retention. */
+/** A merchant's deliveries for retention: how many it has, and its finished ones in the order they finished. */
+interface Kept {
+  total: number;
+  finished: string[];
+  /** Where `finished` starts (ids before it were dealt with). */
+  head: number;
+}
+
+const isFinished = (d: WebhookDelivery) => d.state === 'delivered' || d.state === 'failed';
+
+/**
+ * The outbox's indexes: deliveries by payout, and per merchant what retention needs, so that
+ * keeping a merchant within its cap costs the deliveries dropped, never a scan of those kept.
+ */
 export class DeliveryIndex {
   private readonly byRef = new Map<string, string[]>();
-  private readonly byMerchant = new Map<string, string[]>();
+  private readonly kept = new Map<string, Kept>();
 
   rebuild(deliveries: Record<string, WebhookDelivery>): void {
     this.byRef.clear();
-    this.byMerchant.clear();
-    for (const d of Object.values(deliveries)) this.add(d);
+    this.kept.clear();
+    for (const d of Object.values(deliveries)) {
+      this.add(d);
+      if (isFinished(d)) this.finished(d);
+    }
   }
 
   add(d: WebhookDelivery): void {
     push(this.byRef, d.ref_id, d.delivery_id);
-    push(this.byMerchant, d.merchant_id, d.delivery_id);
+    this.keptOf(d.merchant_id).total += 1;
+  }
+
+  /** A delivery reached delivered or failed: it may go, once older finished ones have. */
+  finished(d: WebhookDelivery): void {
+    this.keptOf(d.merchant_id).finished.push(d.delivery_id);
+  }
+
+  private keptOf(merchantId: string): Kept {
+    let k = this.kept.get(merchantId);
+    if (!k) this.kept.set(merchantId, (k = { total: 0, finished: [], head: 0 }));
+    return k;
   }
 
   /** Deliveries newest first, of one merchant or all, optionally of one payout. */
@@ -36,20 +63,22 @@ export class DeliveryIndex {
     return this.byRef.get(refId) ?? [];
   }
 
-  /** While a merchant has more than `max` deliveries, its oldest finished ones (delivered or failed) are dropped (by `remove`). */
+  /** While a merchant has more than `max` deliveries, the ones that finished first (delivered or failed) are dropped (by `remove`). */
   retain(deliveries: Record<string, WebhookDelivery>, merchantId: string, max: number, remove: (id: string) => void): void {
-    const mine = this.byMerchant.get(merchantId) ?? [];
-    for (let i = 0; mine.length > max && i < mine.length; ) {
-      const d = deliveries[mine[i]];
-      if (d && d.state !== 'delivered' && d.state !== 'failed') {
-        i += 1;
-        continue;
-      }
-      mine.splice(i, 1);
-      if (!d) continue;
+    const k = this.keptOf(merchantId);
+    while (k.total > max && k.head < k.finished.length) {
+      const d = deliveries[k.finished[k.head]];
+      k.head += 1;
+      // Gone already, or sent again since (it comes back here when it finishes again).
+      if (!d || !isFinished(d)) continue;
       remove(d.delivery_id);
+      k.total -= 1;
       const refs = this.byRef.get(d.ref_id);
       if (refs) refs.splice(refs.indexOf(d.delivery_id), 1);
+    }
+    if (k.head > 1024 && k.head * 2 > k.finished.length) {
+      k.finished = k.finished.slice(k.head);
+      k.head = 0;
     }
   }
 }

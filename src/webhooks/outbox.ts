@@ -62,9 +62,7 @@ export class WebhookOutbox {
     for (const m of new Set(Object.values(this.deliveries).map((d) => d.merchant_id))) this.retain(m);
   }
 
-  get retention(): number {
-    return this.ctx.maxPerMerchant;
-  }
+  get retention(): number { return this.ctx.maxPerMerchant; }
 
   /** The chaos in force for a payout: its rule's over the scenario's. */
   private chaosFor(payout: Payout): WebhookChaos {
@@ -193,13 +191,14 @@ export class WebhookOutbox {
       d.state = 'failed';
     }
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
-    if (d.state !== 'pending') this.retain(d.merchant_id);
+    if (d.state !== 'pending') {
+      this.index.finished(d);
+      this.retain(d.merchant_id);
+    }
     await this.ctx.persist();
   }
 
-  get inFlightCount(): number {
-    return this.inFlight.size;
-  }
+  get inFlightCount(): number { return this.inFlight.size; }
 
   /** Resolves when no attempt is under way (each ends by its answer or its time-out). */
   async idle(): Promise<void> {
