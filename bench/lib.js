@@ -10,7 +10,12 @@ const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 /** `node args…` in the repository, on CPU 0 when taskset is there (the load generator gets the other core). */
 export function pinned(args) {
-  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR }) : spawn(process.execPath, args, { cwd: ROOT_DIR });
+  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR }) : unpinned(args);
+}
+
+/** `node args…` in the repository, free to use every core (V8's parallel GC threads included). */
+export function unpinned(args) {
+  return spawn(process.execPath, args, { cwd: ROOT_DIR });
 }
 
 /** A 2 s warm-up, then `seconds` of load: req/s, p50 and p99 in ms. Any non-2xx or error fails the run. */

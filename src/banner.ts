@@ -17,7 +17,8 @@ export function banner(app: SandboxApp, serving: Serving): string {
     `  API base URL:  ${apiUrl}`,
     `  Checkout URL:  ${checkoutUrl}`,
     `  Control URL:   ${apiUrl}/__sandbox${sb.config.adminToken ? ' (Authorization: Bearer <admin token>)' : ''}`,
-    `  Data:          ${sb.store.kind === 'memory' ? 'memory' : sb.store.path}`,
+    `  Dashboard:     ${apiUrl}/__sandbox/ui`,
+    `  Data:          ${sb.store.kind === 'memory' ? 'memory' : `${sb.store.path} (+ ${sb.store.path}.log)`}`,
     `  Scenario:      ${sb.scenario().name}${sb.scenario().source ? ` (${sb.scenario().source})` : ''}`,
     `  Clock:         ${sb.clock.mode}${sb.clock.mode === 'real' && sb.clock.speed !== 1 ? ` x${sb.clock.speed}` : ''}, seed ${sb.random.seed}`,
   ];

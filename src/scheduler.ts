@@ -89,6 +89,14 @@ export class Scheduler {
     this.store.changed('due_items', id);
   }
 
+  /** When the next item on the clock of `merchantId` (null: the sandbox clock) is due, or null when none is. */
+  nextDue(merchantId: string | null): number | null {
+    const lane = this.lane(this.clocks.laneOf(merchantId));
+    const items = this.getState().scheduler.items;
+    while (lane.heap.peek() && items[lane.heap.peek()!.id] !== lane.heap.peek()) lane.heap.pop();
+    return lane.heap.peek()?.due ?? null;
+  }
+
   /** Everything due later, in time order; only one merchant's when given. */
   pending(merchantId?: string): DueItem[] {
     const all = Object.values(this.getState().scheduler.items);

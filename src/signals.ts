@@ -16,9 +16,10 @@ export function stopOnSignals(app: SandboxApp, serving: Serving): void {
   let stopping = false;
   const stop = async (signal: string) => {
     app.sandbox.logger.info({ signal }, 'stopping: finishing in-flight requests');
-    // Responses held on the sandbox clock (a delay fault) are released so they can finish; then
-    // no new connections, and requests in flight get 10 s.
+    // Responses held on the sandbox clock (a delay fault) are released so they can finish, event
+    // streams (the dashboard's) end; then no new connections, and requests in flight get 10 s.
     app.sandbox.scheduler.stop();
+    app.sandbox.changes.close();
     await serving.close(10_000);
     await app.sandbox.close();
     const shortfall = coverageShortfall(app.sandbox.coverage.report(null), app.sandbox.config.coverageMin);

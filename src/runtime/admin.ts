@@ -4,40 +4,31 @@ import { forcePayoutStatus } from '../domain/lifecycle.js';
 import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
-import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
 import type { AccountStatus, CheckoutStatus, PayoutStatus } from '../vocab.js';
-import { VERSION } from '../version.js';
-import { scenarioFile } from './scenario-files.js';
 
 export { SCENARIO_NAME_PATTERN } from './scenario-files.js';
 import type { SandboxCore } from './core.js';
 import { termsInPaise } from './terms.js';
-import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type NewMerchantInput, type ScenarioChoice } from './admin-types.js';
+import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type NewMerchantInput } from './admin-types.js';
 
 export * from './admin-types.js';
 import * as views from './views.js';
-import { Snapshots } from './snapshots.js';
-import { MerchantAdmin, durationMs } from './merchant-admin.js';
+import { SandboxAdmin } from './sandbox-admin.js';
 import { targetAllowed } from '../webhooks/targets.js';
 
 /**
- * The sandbox's admin surface, implemented once (as WireMock's Admin): the control API's routes
+ * The sandbox's admin surface (with SandboxAdmin's clock, reset, scenario and snapshots), implemented once (as WireMock's Admin): the control API's routes
  * and the in-process handle of startSandbox() both call these methods, so the two cannot drift.
  * Inputs are as the control API takes them (money in rupees); answers are its JSON views.
  * Failures are RequestErrors with the control API's HTTP status.
  */
-export class Admin {
-  private readonly snaps: Snapshots;
-  /** One merchant's clock, snapshots and reset. */
-  readonly merchants: MerchantAdmin;
-
+export class Admin extends SandboxAdmin {
   /** `fixtureMerchants`: how many merchants the fixtures bring (the merchant cap counts the others). */
   constructor(
-    private readonly sb: SandboxCore,
+    sb: SandboxCore,
     private readonly fixtureMerchants = 0,
   ) {
-    this.snaps = new Snapshots(sb);
-    this.merchants = new MerchantAdmin(sb, this.snaps);
+    super(sb);
   }
 
   /** A webhook URL must be one --webhook-allow lets deliveries go to. */
@@ -47,40 +38,10 @@ export class Admin {
     }
   }
 
-  /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
-  private async commit(): Promise<void> {
-    await this.sb.repo.persist();
-    this.sb.scheduler.runDue().catch((err: unknown) => this.sb.logger.error({ err }, 'running due items failed'));
-  }
-
   private account(no: string) {
     const a = this.sb.repo.anyAccount(no);
     if (!a) throw new RequestError(404, `No account ${no}.`);
     return a;
-  }
-
-  health() {
-    return { ok: true, version: VERSION };
-  }
-
-  clock() {
-    return views.clockView(this.sb.clock);
-  }
-
-  /** Manual clock: moves time on by a duration (`'24h'`) or milliseconds, firing everything due in order. */
-  async advance(by: string | number) {
-    const ms = durationMs(by);
-    if (this.sb.clock.mode !== 'manual') throw new RequestError(409, 'The clock is real: start the sandbox with --clock manual to advance it.');
-    await this.sb.scheduler.advance(ms);
-    return this.clock();
-  }
-
-  /** Back to the fixtures and the configured scenario; snapshots and the journal are cleared. */
-  async reset() {
-    this.snaps.clear();
-    await this.sb.resetState();
-    this.sb.journal.clear();
-    return { ok: true, clock: this.clock(), scenario: this.sb.scenario().name };
   }
 
   async createMerchant(input: NewMerchantInput) {
@@ -217,32 +178,5 @@ export class Admin {
     return entry;
   }
 
-  /** Puts a scenario in force: a file of scenarios/ by name, or one given whole. */
-  async useScenario(choice: ScenarioChoice) {
-    if ((choice.name === undefined) === (choice.scenario === undefined)) {
-      throw new RequestError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
-    }
-    try {
-      this.sb.setScenario(choice.name !== undefined ? await loadScenario(scenarioFile(choice.name)) : scenarioFromValue(choice.scenario, 'inline'));
-    } catch (err) {
-      if (err instanceof ScenarioError) throw new RequestError(400, err.message);
-      throw err;
-    }
-    return { name: this.sb.scenario().name, source: this.sb.scenario().source };
-  }
 
-  snapshots() {
-    return this.snaps.list();
-  }
-
-  /** Saves the whole state, the clock and the scenario in force under `name` (in memory). */
-  snapshot(name: string) {
-    return this.snaps.save(name);
-  }
-
-  async restore(name: string) {
-    this.snaps.restore(name);
-    await this.sb.repo.persist();
-    return { name, clock: this.clock() };
-  }
 }

@@ -10,6 +10,7 @@ import type { Store } from '../store/store.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { SandboxConfig } from './config.js';
 import type { Journal } from './journal.js';
+import type { ChangeFeed } from './changes.js';
 import type { Coverage } from './coverage.js';
 
 export interface RateLimits {
@@ -45,6 +46,8 @@ export interface SandboxCore extends DomainContext {
   /** Puts another scenario in force (for what is decided from now on). */
   setScenario(next: Scenario): void;
   journal: Journal;
+  /** Change notifications for live views (the dashboard's event stream). */
+  changes: ChangeFeed;
   /** Behaviour coverage per merchant (see README "Coverage of your integration"). */
   coverage: Coverage;
   /** The rate limiters' counters (cleared on reset and restore). */

@@ -46,7 +46,16 @@ export class MerchantAdmin {
     }
     if (clocks.of(merchantId).mode !== 'manual') throw new RequestError(409, "This merchant's clock is real: only a manual clock can be advanced.");
     await scheduler.advance(ms, merchantId);
+    this.sb.changes.note('clock');
     return this.clock(merchantId);
+  }
+
+  /** Moves this merchant's clock on to its next scheduled event (409 when none is due). */
+  async next(merchantId: string) {
+    this.require(merchantId);
+    const due = this.sb.scheduler.nextDue(merchantId);
+    if (due === null) throw new RequestError(409, `Nothing is scheduled for merchant ${merchantId}.`);
+    return this.advance(merchantId, Math.max(0, due - this.sb.clocks.now(merchantId)));
   }
 
   snapshots(merchantId: string) {

@@ -19,6 +19,7 @@ import { Admin } from './admin.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import { fixturesFromValue, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
 import { Journal } from './journal.js';
+import { ChangeFeed } from './changes.js';
 import { Coverage, writeCoverageReport } from './coverage.js';
 
 /**
@@ -65,6 +66,7 @@ function outboxOf(domain: DomainContext, config: SandboxConfig, persist: () => P
 async function shutDown(sb: SandboxCore): Promise<void> {
   sb.scheduler.stop();
   sb.webhooks.close();
+  sb.changes.close();
   await sb.store.close();
   if (sb.config.coverageReport !== null) await writeCoverageReport(sb.config.coverageReport, sb.coverage.report(null));
 }
@@ -89,6 +91,7 @@ function replaceState(sb: SandboxCore, next: State, clockNow: number): void {
   rederive(sb);
   sb.webhooks.replaced();
   for (const c of sb.counters) c.resetAll();
+  sb.changes.note('state');
 }
 
 /** SandboxCore.replaceMerchant: one merchant's records (refused when another merchant holds one of their ids). */
@@ -131,6 +134,8 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const scheduler = new Scheduler(clocks, store, logger);
   const domain: DomainContext = { repo, clocks, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
   const webhooks = outboxOf(domain, config, () => store.persist());
+  const changes = new ChangeFeed();
+  store.onChanged = (c) => changes.note(c);
   const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
   let closed = false;
   const core: SandboxCore = {
@@ -140,6 +145,7 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
     clock,
     webhooks,
     journal: new Journal(config.journalSize),
+    changes,
     coverage: new Coverage(store, () => scenario),
     counters: new Set(),
     setScenario: (next) => {

@@ -1,7 +1,7 @@
-import { beneficiaryRecord, checkoutRecord, payoutRecord } from '../contract/records.js';
+import { beneficiaryRecord, checkoutRecord, payoutRecord, verificationRecord } from '../contract/records.js';
 import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
-import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, WebhookDelivery } from '../store/state.js';
+import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
 import type { Clock } from '../clock.js';
 import type { Clocks } from '../store/clocks.js';
@@ -77,6 +77,10 @@ export function payoutView(p: Payout) {
 
 export function beneficiaryView(b: Beneficiary, merchant: Merchant | undefined) {
   return merchant ? beneficiaryRecord(b, merchant) : { bene_id: b.bene_id, status: b.status };
+}
+
+export function verificationView(v: Verification) {
+  return { merchant_id: v.merchant_id, ...verificationRecord(v), at: toIso(v.created_at) };
 }
 
 export function checkoutView(t: CheckoutTransaction, merchant: Merchant | undefined) {

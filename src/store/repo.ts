@@ -1,9 +1,9 @@
 import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
 import { BusinessError } from '../errors.js';
 import { own } from '../own.js';
-
 import type { Store } from './store.js';
 import { collectionOf, type Collection } from './collections.js';
+import { PayoutOrder } from './payout-order.js';
 
 export type RecordKind = 'payouts' | 'beneficiaries' | 'verifications';
 
@@ -17,12 +17,10 @@ export class Repo {
   private payoutByClientRef = new Map<string, string>();
   private beneficiariesByAccount = new Map<string, string[]>();
   private counts = new Map<string, Record<RecordKind, number>>();
+  private readonly payoutOrder = new PayoutOrder();
   private total = 0;
 
-  /**
-   * `caps.perMerchant`: the most payouts, beneficiaries and verifications (each) one merchant may
-   * have; `caps.total`: the most the whole sandbox may hold (together).
-   */
+  /** `caps`: the most payouts, beneficiaries and verifications (each) per merchant, and (together) in all. */
   constructor(
     readonly store: Store,
     private readonly caps: { perMerchant: number; total: number } = { perMerchant: Infinity, total: Infinity },
@@ -40,6 +38,7 @@ export class Repo {
     this.payoutByClientRef.clear();
     this.beneficiariesByAccount.clear();
     this.counts.clear();
+    this.payoutOrder.clear();
     this.total = 0;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
     for (const p of Object.values(this.state.payouts)) this.count(p.merchant_id, 'payouts');
@@ -76,10 +75,7 @@ export class Repo {
     return this.store.persist();
   }
 
-  /**
-   * Every change to a stored record is told here (the change log writes the record as it is at the
-   * next persist): inserting, removing and changing a record in place alike.
-   */
+  /** Every change to a stored record is told here (inserting, removing, changing in place): the change log writes it. */
   touch(c: Collection, id: string): void {
     this.store.changed(c, id);
   }
@@ -173,6 +169,12 @@ export class Repo {
     this.put('payouts', p.ref_id, p);
     this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
     this.count(p.merchant_id, 'payouts');
+    this.payoutOrder.add(p);
+  }
+
+  /** The merchant's payout ids, oldest first (for lists; built on first use). */
+  payoutIdsOf(merchantId: string): readonly string[] {
+    return this.payoutOrder.of(this.state, merchantId);
   }
 
   verification(merchantId: string, verificationId: string): Verification | undefined {

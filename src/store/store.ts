@@ -26,13 +26,18 @@ export interface Store {
   changed(c: Collection, id: string): void;
   /** Writes everything (a compaction, for a file) and closes the files. */
   close(): Promise<void>;
+  /** Told of every change (live views): set by the runtime. */
+  onChanged: ((c: Collection) => void) | null;
 }
 
 class MemoryStore implements Store {
   readonly kind = 'memory';
   readonly path = null;
+  onChanged: ((c: Collection) => void) | null = null;
   constructor(public state: State) {}
-  changed(): void {}
+  changed(c: Collection): void {
+    this.onChanged?.(c);
+  }
   persist(): Promise<void> {
     return Promise.resolve();
   }
@@ -93,8 +98,11 @@ class FileStore implements Store {
     this.compactNext = true;
   }
 
+  onChanged: ((c: Collection) => void) | null = null;
+
   changed(c: Collection, id: string): void {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
+    this.onChanged?.(c);
   }
 
   persist(): Promise<void> {

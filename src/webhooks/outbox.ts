@@ -3,9 +3,8 @@ import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
 import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import { own } from '../own.js';
-import type { DueItem, Payout, WebhookDelivery } from '../store/state.js';
-import { VERSION } from '../version.js';
-import { SIGNATURE_HEADER, WRONG_KEY, describeError, signBody } from './signing.js';
+import type { DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
+import { WRONG_KEY, deliveryHeaders, describeError } from './signing.js';
 import { targetAllowed } from './targets.js';
 import { DeliveryIndex, Generations, deliveryBehaviours, type DeliveryFilter } from './delivery-index.js';
 
@@ -144,7 +143,7 @@ export class WebhookOutbox {
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
     const at = this.ctx.clocks.now(d.merchant_id);
-    const { retryScheduleMs, timeoutMs } = this.ctx.scenario().webhooks;
+    const { timeoutMs } = this.ctx.scenario().webhooks;
     const raw = JSON.stringify(d.body);
     const controller = new AbortController();
     this.inFlight.set(controller, d.merchant_id);
@@ -160,13 +159,7 @@ export class WebhookOutbox {
         body: raw,
         redirect: 'manual',
         signal: controller.signal,
-        headers: {
-          'Content-Type': 'application/json',
-          'User-Agent': `payout-sandbox/${VERSION}`,
-          'X-Sandbox-Delivery-Id': d.delivery_id,
-          'X-Sandbox-Attempt': String(n),
-          [SIGNATURE_HEADER]: signBody(raw, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
-        },
+        headers: deliveryHeaders(d, n, raw, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
       });
       status = res.status;
       await res.body?.cancel().catch(() => undefined);
@@ -179,8 +172,15 @@ export class WebhookOutbox {
       this.inFlight.delete(controller);
     }
     if (generation !== this.generations.of(d.merchant_id)) return;
+    await this.recordAttempt(d, { n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
+  }
+
+  /** An attempt's result: delivered, retried on the scenario's schedule, or failed; written. */
+  private async recordAttempt(d: WebhookDelivery, attempt: DeliveryAttempt): Promise<void> {
+    const { n, at, status, error } = attempt;
+    const { retryScheduleMs } = this.ctx.scenario().webhooks;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
-    d.attempts.push({ n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
+    d.attempts.push(attempt);
     for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
     if (status !== null && status >= 200 && status < 300) {
       d.state = 'delivered';

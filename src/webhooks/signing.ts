@@ -1,4 +1,6 @@
 import { createHmac } from 'node:crypto';
+import type { WebhookDelivery } from '../store/state.js';
+import { VERSION } from '../version.js';
 
 export const SIGNATURE_HEADER = 'X-Sandbox-Signature';
 
@@ -18,4 +20,15 @@ export function describeError(err: unknown): string {
     return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
   }
   return String(err);
+}
+
+/** The headers of an attempt: `n` of delivery `d`, its raw body signed with `key`. */
+export function deliveryHeaders(d: WebhookDelivery, n: number, raw: string, key: string): Record<string, string> {
+  return {
+    'Content-Type': 'application/json',
+    'User-Agent': `payout-sandbox/${VERSION}`,
+    'X-Sandbox-Delivery-Id': d.delivery_id,
+    'X-Sandbox-Attempt': String(n),
+    [SIGNATURE_HEADER]: signBody(raw, key),
+  };
 }

@@ -11,6 +11,7 @@ import { inputParser } from '../validation.js';
 import { openApiDocument } from '../../contract/openapi.js';
 import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../runtime/coverage.js';
 import * as body from './schemas.js';
+import { changeStream, dashboardFiles } from './dashboard.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
 function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
@@ -67,6 +68,7 @@ function sandboxRoutes(admin: Admin): Route[] {
     ['post', '/reset', () => admin.reset()],
     ['get', '/clock', () => admin.clock()],
     ['post', '/clock/advance', (req) => admin.advance(parse.advance(req.body).by)],
+    ['post', '/clock/next', () => admin.next()],
     ['put', '/scenario', (req) => admin.useScenario(parse.scenario(req.body) as ScenarioChoice)],
     ['get', '/openapi.json', () => openApiDocument()],
     ['get', '/snapshots', () => admin.snapshots()],
@@ -86,11 +88,30 @@ function merchantRoutes(admin: Admin): Route[] {
   ];
 }
 
+/** What the dashboard lists and opens (all of it scriptable as well). */
+function browseRoutes({ browse }: Admin): Route[] {
+  const id = (req: Request) => param(req, 'merchant_id');
+  return [
+    ['get', '/merchants', () => browse.merchants()],
+    ['get', '/merchants/:merchant_id/payouts', (req) => {
+      const q = req.query as Record<string, string | undefined>;
+      const cursor = q.cursor === undefined ? undefined : Number(q.cursor);
+      return browse.payouts(id(req), { status: q.status, mode: q.mode, van: q.van, limit: limitOf(req), cursor: Number.isInteger(cursor) ? cursor : undefined });
+    }],
+    ['get', '/payouts/:ref_id', (req) => browse.payout(param(req, 'ref_id'))],
+    ['get', '/merchants/:merchant_id/beneficiaries', (req) => browse.beneficiaries(id(req))],
+    ['get', '/merchants/:merchant_id/verifications', (req) => browse.verifications(id(req))],
+    ['get', '/merchants/:merchant_id/checkout', (req) => browse.checkout(id(req))],
+    ['get', '/demos', () => browse.demos()],
+  ];
+}
+
 /** One merchant's world on its own: its clock, snapshots and reset. */
 function tenantRoutes({ merchants }: Admin): Route[] {
   const id = (req: Request) => param(req, 'merchant_id');
   return [
     ['get', '/merchants/:merchant_id/clock', (req) => merchants.clock(id(req))],
+    ['post', '/merchants/:merchant_id/clock/next', (req) => merchants.next(id(req))],
     ['post', '/merchants/:merchant_id/clock/advance', (req) => merchants.advance(id(req), parse.advance(req.body).by)],
     ['get', '/merchants/:merchant_id/snapshots', (req) => merchants.snapshots(id(req))],
     ['post', '/merchants/:merchant_id/snapshots', (req) => created(merchants.snapshot(id(req), parse.snapshot(req.body).name))],
@@ -177,8 +198,12 @@ function adminAuth(token: string | null): RequestHandler[] {
 export function controlRouter(sb: Sandbox): Router {
   const router = Router();
   const prefix = '/__sandbox';
+  // The dashboard's files hold no data: they load without the token, and the page asks for it.
+  router.use(`${prefix}/ui`, dashboardFiles());
   for (const guard of adminAuth(sb.config.adminToken)) router.use(prefix, guard);
-  for (const [method, path, handle] of [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...tenantRoutes(sb.admin), ...recordRoutes(sb.admin)]) {
+  router.get(`${prefix}/events`, changeStream(sb.changes));
+  const routes = [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...browseRoutes(sb.admin), ...tenantRoutes(sb.admin), ...recordRoutes(sb.admin)];
+  for (const [method, path, handle] of routes) {
     router[method](`${prefix}${path}`, handler(handle));
   }
   router.use(prefix, (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));

@@ -1,0 +1,37 @@
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import express, { type RequestHandler } from 'express';
+import type { ChangeFeed } from '../../runtime/changes.js';
+import { PACKAGE_ROOT } from '../../version.js';
+
+/** Where the build puts the dashboard's files (the page, its script, the vendored Preact + htm). */
+export const DASHBOARD_DIR = resolve(PACKAGE_ROOT, 'dist/ui');
+
+/** The dashboard's static files at /__sandbox/ui (index.html for the page itself). */
+export function dashboardFiles(): RequestHandler {
+  if (!existsSync(DASHBOARD_DIR)) {
+    return (_req, res) => {
+      res.status(404).type('text/plain').send('The dashboard is not built: run npm run build.');
+    };
+  }
+  return express.static(DASHBOARD_DIR, { index: 'index.html', fallthrough: false, maxAge: 0, etag: false });
+}
+
+/**
+ * GET /__sandbox/events: server-sent events, one `change` event (`{"kinds":[…]}`) whenever
+ * records change or a clock moves (gathered, at most every 100 ms), and a comment every 15 s so
+ * proxies keep the connection. The dashboard reads it with fetch (so it can send the admin token).
+ */
+export function changeStream(changes: ChangeFeed): RequestHandler {
+  return (req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+    res.write('retry: 1000\n: connected\n\n');
+    const stop = changes.listen((e) => res.write(`event: change\ndata: ${JSON.stringify(e)}\n\n`), () => res.end());
+    const beat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
+    beat.unref();
+    req.on('close', () => {
+      stop();
+      clearInterval(beat);
+    });
+  };
+}

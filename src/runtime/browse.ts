@@ -1,0 +1,133 @@
+import { RequestError } from '../errors.js';
+import { toRupees } from '../money.js';
+import type { TimelineStep } from '../scenario/scenario.js';
+import type { Payout } from '../store/state.js';
+import { toIso } from '../time.js';
+import type { SandboxCore } from './core.js';
+import * as views from './views.js';
+
+export interface PayoutFilter {
+  status?: string;
+  /** Payment method: 1001 IMPS, 1002 NEFT, 1003 RTGS. */
+  mode?: string;
+  van?: string;
+  limit?: number;
+  /** Where the previous page ended (its `next`). */
+  cursor?: number;
+}
+
+const newestFirst = <T extends { created_at: number }>(list: T[], limit = 200) => list.sort((a, b) => b.created_at - a.created_at).slice(0, limit);
+
+/**
+ * What the dashboard lists and opens, as control-API answers (so all of it is scriptable too):
+ * merchants with their accounts and clocks, a merchant's payouts page by page (newest first,
+ * filtered, each page costing the payouts it looks at, not all stored), one payout with its
+ * timeline and deliveries, and the merchant's other records.
+ */
+export class Browse {
+  constructor(private readonly sb: SandboxCore) {}
+
+  private requireMerchant(merchantId: string) {
+    const m = this.sb.repo.merchant(merchantId);
+    if (!m) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
+    return m;
+  }
+
+  merchants() {
+    const { repo, clocks } = this.sb;
+    return {
+      merchants: repo.allMerchants().map((m) => ({
+        merchant_id: m.merchant_id,
+        name: m.name,
+        email: m.email,
+        headers: { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret },
+        accounts: repo.accountsOf(m.merchant_id).map((a) => ({ account_no: a.account_no, status: a.status, balance: toRupees(a.balance) })),
+        clock: views.merchantClockView(clocks, m.merchant_id),
+        payouts: repo.countOf(m.merchant_id, 'payouts'),
+      })),
+    };
+  }
+
+  /** A page of the merchant's payouts, newest first; `next` continues it (null at the end). */
+  payouts(merchantId: string, filter: PayoutFilter = {}) {
+    this.requireMerchant(merchantId);
+    const { repo } = this.sb;
+    const ids = repo.payoutIdsOf(merchantId);
+    const limit = Math.min(200, Math.max(1, filter.limit ?? 50));
+    const page: Payout[] = [];
+    let i = Math.min(ids.length, filter.cursor ?? ids.length) - 1;
+    for (; i >= 0 && page.length < limit; i--) {
+      const p = repo.payout(merchantId, ids[i]);
+      if (!p) continue;
+      if (filter.status && p.status !== filter.status) continue;
+      if (filter.mode && p.payment_method !== filter.mode) continue;
+      if (filter.van && p.debit_from !== filter.van) continue;
+      page.push(p);
+    }
+    return {
+      merchant_id: merchantId,
+      total: ids.length,
+      payouts: page.map((p) => ({ ...views.payoutView(p).transaction, debit_from: p.debit_from, rule: p.rule, version: p.version })),
+      next: i >= 0 ? i + 1 : null,
+    };
+  }
+
+  /** One payout: its record, the rule that decided it, its timeline (taken and still scheduled), its deliveries. */
+  payout(refId: string) {
+    const { repo, scheduler, webhooks } = this.sb;
+    const p = repo.anyPayout(refId);
+    if (!p) throw new RequestError(404, `No payout with ref_id ${refId}.`);
+    const item = p.next_step ? scheduler.pending(p.merchant_id).find((i) => i.id === p.next_step) : undefined;
+    const scheduled: Array<{ status: string; at: string; bank_res_msg: string | null }> = [];
+    if (item) {
+      const steps = [item.payload.step as TimelineStep, ...(item.payload.rest as TimelineStep[])];
+      let at = item.due - steps[0].afterMs;
+      for (const s of steps) {
+        at += s.afterMs;
+        scheduled.push({ status: s.status, at: toIso(at), bank_res_msg: s.bank_res_msg ?? null });
+      }
+    }
+    return {
+      merchant_id: p.merchant_id,
+      rule: p.rule,
+      version: p.version,
+      debit_from: p.debit_from,
+      transaction: views.payoutView(p).transaction,
+      timeline: {
+        taken: p.history.map((h) => ({ status: h.status, at: toIso(h.at), bank_res_msg: h.bank_res_msg })),
+        scheduled,
+      },
+      deliveries: webhooks.list({ refId, limit: 100 }).map((d) => views.deliveryView(d, webhooks.nextAttemptAt(d))),
+    };
+  }
+
+  beneficiaries(merchantId: string) {
+    const merchant = this.requireMerchant(merchantId);
+    const list = newestFirst(Object.values(this.sb.repo.state.beneficiaries).filter((b) => b.merchant_id === merchantId));
+    return {
+      beneficiaries: list.map((b) => ({ ...views.beneficiaryView(b, merchant), activates_at: b.activates_at === null ? null : toIso(b.activates_at) })),
+    };
+  }
+
+  verifications(merchantId: string) {
+    this.requireMerchant(merchantId);
+    const list = newestFirst(Object.values(this.sb.repo.state.verifications).filter((v) => v.merchant_id === merchantId));
+    return { verifications: list.map((v) => views.verificationView(v)) };
+  }
+
+  checkout(merchantId: string) {
+    const merchant = this.requireMerchant(merchantId);
+    const list = newestFirst(Object.values(this.sb.repo.state.checkout_transactions).filter((t) => t.merchant_id === merchantId));
+    return { transactions: list.map((t) => views.checkoutView(t, merchant)) };
+  }
+
+  /** The scenario's payout rules with one amount each, grouped: what the demo picker offers. */
+  demos() {
+    const rules = this.sb.scenario().payouts.rules.filter((r) => r.match.amount && r.match.amount.min === r.match.amount.max);
+    const group = (kind: string) => (kind === 'reject' ? 'Rejections' : kind === 'fault' ? 'Faults' : 'Timelines');
+    return {
+      scenario: this.sb.scenario().name,
+      demos: rules.map((r) => ({ name: r.name, group: group(r.outcome.kind), description: r.description, amount: toRupees(r.match.amount!.min) })),
+    };
+  }
+}
