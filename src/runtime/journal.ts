@@ -20,6 +20,8 @@ export interface JournalEntry {
   /** The scenario rule that decided the request (`X-Sandbox-Rule`), if any. */
   rule: string | null;
   refused_transitions: RefusedTransition[];
+  /** The record the request made or asked about (a payout's ref_id), when there is one. */
+  ref_id: string | null;
 }
 
 /** As recorded on the request path: the time as a number, formatted only when read. */

@@ -38,13 +38,13 @@ export class Repo {
     this.payoutByClientRef.clear();
     this.beneficiariesByAccount.clear();
     this.counts.clear();
-    this.payoutOrder.clear();
     this.total = 0;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
     for (const p of Object.values(this.state.payouts)) this.count(p.merchant_id, 'payouts');
     for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
     for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
     for (const p of Object.values(this.state.payouts)) this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+    this.payoutOrder.rebuild(this.state);
   }
 
   private count(merchantId: string, kind: RecordKind): void {
@@ -172,9 +172,9 @@ export class Repo {
     this.payoutOrder.add(p);
   }
 
-  /** The merchant's payout ids, oldest first (for lists; built on first use). */
+  /** The merchant's payout ids, oldest first (for lists). */
   payoutIdsOf(merchantId: string): readonly string[] {
-    return this.payoutOrder.of(this.state, merchantId);
+    return this.payoutOrder.of(merchantId);
   }
 
   verification(merchantId: string, verificationId: string): Verification | undefined {

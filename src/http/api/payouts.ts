@@ -16,6 +16,7 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
       const { payout, rule, fault } = initializePayout(sb, merchant, { ...input, amount: toPaise(input.amount) }, version);
       await sb.repo.persist();
       res.set(SANDBOX_RULE_HEADER, rule);
+      res.locals.refId = payout.ref_id;
       if (fault) sb.coverage.hit(merchant.merchant_id, `fault.${rule}`);
       // A scripted fault after the payout was created: the client sees it, the payout lives on.
       if (fault?.type === 'error') throw new RequestError(fault.httpCode, fault.message);

@@ -1,0 +1,93 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import request from 'supertest';
+import type { SandboxApp } from '../src/app.js';
+import { DEMO, initialize, payoutBody, testApp } from './helpers.js';
+
+/** The control API's views for live dashboards: lists, pages, one payout's life, demos, next event, the change stream. */
+
+let app: SandboxApp;
+beforeEach(async () => {
+  app = await testApp();
+});
+
+test('a merchant\'s payouts come newest first, a page at a time, filtered by status, mode and VAN', async () => {
+  const refs: string[] = [];
+  for (let i = 0; i < 7; i++) refs.push((await initialize(app, payoutBody({ amount: i === 3 ? 2002.01 : 100, debit_from: i === 5 ? DEMO.van2 : DEMO.van1 }))).body.data.ref_id);
+  await request(app).post('/__sandbox/clock/advance').send({ by: '10s' });
+  const first = await request(app).get('/__sandbox/merchants/SBXDEMO0001/payouts?limit=3');
+  expect(first.status).toBe(200);
+  expect(first.body.total).toBe(7);
+  expect(first.body.payouts.map((p: { ref_id: number }) => String(p.ref_id))).toEqual([refs[6], refs[5], refs[4]]);
+  const second = await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?limit=3&cursor=${first.body.next}`);
+  expect(second.body.payouts.map((p: { ref_id: number }) => String(p.ref_id))).toEqual([refs[3], refs[2], refs[1]]);
+  const last = await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?limit=3&cursor=${second.body.next}`);
+  expect(last.body).toMatchObject({ next: null });
+  expect(last.body.payouts).toHaveLength(1);
+  const failed = await request(app).get('/__sandbox/merchants/SBXDEMO0001/payouts?status=Failed');
+  expect(failed.body.payouts.map((p: { ref_id: number; rule: string }) => [String(p.ref_id), p.rule])).toEqual([[refs[3], '2002.01']]);
+  const van2 = await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?van=${DEMO.van2}&mode=1001`);
+  expect(van2.body.payouts.map((p: { ref_id: number }) => String(p.ref_id))).toEqual([refs[5]]);
+  expect((await request(app).get('/__sandbox/merchants/SBXOTHER0002/payouts')).body.payouts).toEqual([]);
+  expect((await request(app).get('/__sandbox/merchants/NOPE/payouts')).status).toBe(404);
+});
+
+test('one payout: its record, rule, steps taken and still scheduled with their times, its deliveries', async () => {
+  const ref = (await initialize(app, payoutBody({ amount: 2002.03 }))).body.data.ref_id; // Pending → Unknown 5 s → Success 1 h
+  await request(app).post('/__sandbox/clock/advance').send({ by: '5s' });
+  const res = await request(app).get(`/__sandbox/payouts/${ref}`);
+  expect(res.status).toBe(200);
+  expect(res.body).toMatchObject({ merchant_id: 'SBXDEMO0001', rule: '2002.03', transaction: { status: 'Unknown' } });
+  expect(res.body.timeline.taken.map((s: { status: string; at: string }) => [s.status, s.at])).toEqual([
+    ['Pending', '2026-01-01T09:00:00.000+05:30'],
+    ['Unknown', '2026-01-01T09:00:05.000+05:30'],
+  ]);
+  expect(res.body.timeline.scheduled.map((s: { status: string; at: string }) => [s.status, s.at])).toEqual([['Success', '2026-01-01T10:00:05.000+05:30']]);
+  expect(res.body.deliveries).toEqual([]);
+  expect((await request(app).get('/__sandbox/payouts/0000000000')).status).toBe(404);
+});
+
+test('demos list the scenario\'s magic amounts by group; clock/next moves to the next scheduled event', async () => {
+  const demos = (await request(app).get('/__sandbox/demos')).body;
+  expect(demos.scenario).toBe('default');
+  expect(demos.demos).toEqual(expect.arrayContaining([
+    expect.objectContaining({ name: '1001.02', group: 'Rejections', amount: 1001.02 }),
+    expect.objectContaining({ name: '2002.02', group: 'Timelines', amount: 2002.02, description: 'Pending for 30 min, then Success' }),
+  ]));
+  expect((await request(app).post('/__sandbox/clock/next')).status).toBe(409);
+  await initialize(app, payoutBody({ amount: 2002.02 }));
+  const moved = await request(app).post('/__sandbox/clock/next');
+  expect(moved.body.now).toBe('2026-01-01T09:30:00.000+05:30');
+});
+
+test('the merchants list carries accounts, clock and headers; records lists are the merchant\'s own', async () => {
+  const list = (await request(app).get('/__sandbox/merchants')).body.merchants;
+  const demo = list.find((m: { merchant_id: string }) => m.merchant_id === 'SBXDEMO0001');
+  expect(demo.accounts.map((a: { account_no: string }) => a.account_no)).toContain(DEMO.van1);
+  expect(demo.clock).toMatchObject({ follows_sandbox_clock: true, mode: 'manual' });
+  const benes = (await request(app).get('/__sandbox/merchants/SBXDEMO0001/beneficiaries')).body.beneficiaries;
+  expect(benes.map((b: { bene_id: string }) => b.bene_id).sort()).toEqual(['BENEDEMO000000000001', 'BENEDEMO000000000002', 'BENEDEMO000000000003']);
+  expect((await request(app).get('/__sandbox/merchants/SBXOTHER0002/beneficiaries')).body.beneficiaries.map((b: { bene_id: string }) => b.bene_id)).toEqual(['BENEOTHR000000000001']);
+});
+
+test('GET /__sandbox/events streams a change event when state changes', async () => {
+  const server = http.createServer(app).listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const controller = new AbortController();
+  try {
+    const res = await fetch(`${base}/__sandbox/events`, { signal: controller.signal });
+    expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    expect((await reader.read()).value).toContain(': connected');
+    await initialize(app, payoutBody());
+    let text = '';
+    for (let i = 0; i < 5 && !text.includes('event: change'); i++) text += (await reader.read()).value;
+    expect(text).toMatch(/event: change\ndata: \{"kinds":\[[^\]]*"payouts"/);
+  } finally {
+    controller.abort();
+    app.sandbox.changes.close();
+    server.closeAllConnections();
+    server.close();
+  }
+});
