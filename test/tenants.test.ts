@@ -166,6 +166,17 @@ describe('rate-limit windows reopen on the merchant clock or in real time', () =
   });
 });
 
+test('on a sped-up real clock, Retry-After is the real time the window takes to pass on it', async () => {
+  app = await testApp({ clock: 'real', speed: 60 });
+  const a = await tenant();
+  const refA = await pay(a, 100);
+  for (let i = 0; i < 3; i++) await statusOf(a, refA);
+  const limited = await statusOf(a, refA);
+  expect(limited.status).toBe(429);
+  expect(limited.headers['retry-after']).toBe('1'); // one sandbox minute is one real second at x60
+  await app.sandbox.close();
+});
+
 describe('snapshots and reset per merchant', () => {
   test('restore brings back only that merchant: its records, balance, clock and counters; the other merchant is untouched', async () => {
     const a = await tenant({ clock: { mode: 'manual', start: '2026-03-01T10:00:00+05:30' } });

@@ -61,11 +61,16 @@ export class ClockStore implements Store {
     for (const [k, w] of entries ?? []) this.hits.set(k, { ...w });
   }
 
-  /** Milliseconds until the key's window reopens: the fewer of those left on its clock and in real time. */
+  /**
+   * Milliseconds until the key's window reopens, the sooner of: in real time; on its clock (a
+   * manual clock: the time to advance it by; a real one, sped up or not: the real time it takes).
+   */
   msUntilReset(key: string): number {
     const h = this.hits.get(key);
     if (!h) return 0;
-    return Math.min(h.realResetAt - Date.now(), h.resetAt - this.clockOf(key).now());
+    const clock = this.clockOf(key);
+    const byClock = clock.mode === 'manual' ? h.resetAt - clock.now() : clock.realDelayUntil(h.resetAt);
+    return Math.min(h.realResetAt - Date.now(), byClock);
   }
 
   private live(key: string) {
