@@ -8,10 +8,11 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startSandbox } from '../dist/index.js';
-import { ROOT_DIR as ROOT, firstLine, initializeBody, load as loadFor, pinned } from './lib.js';
+import { ROOT_DIR as ROOT, firstLine, hasTaskset, initializeBody, load as loadFor, pinned } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
-const load = (url, opts = {}) => loadFor(url, opts, DURATION);
+const CONNECTIONS = 50;
+const load = (url, opts = {}) => loadFor(url, { connections: CONNECTIONS, ...opts }, DURATION);
 
 async function bareExpress() {
   const child = pinned(['bench/bare-express.js']);

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 
 export const ROOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
 /** `node args…` in the repository, on CPU 0 when taskset is there (the load generator gets the other core). */
 export function pinned(args) {

@@ -37,12 +37,6 @@ function merchantOf(res: Response): string | null {
   return (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id ?? null;
 }
 
-/** The ref_id a request names in its query or body (status check, control routes), if any. */
-function refIdAsked(req: Request): string | null {
-  const q = (req.query as Record<string, unknown> | undefined)?.ref_id ?? (req.body as Record<string, unknown> | undefined)?.ref_id;
-  return typeof q === 'string' ? q : null;
-}
-
 /**
  * Every request gets an id (`req.id`, answered as `X-Request-Id`). When the request is done, one
  * listener does what is switched on: the log line at `info` (`{ req: { id, method, url }, res: {
@@ -75,7 +69,7 @@ export function requestTracking(logger: Logger, journal: Journal, clock: Clock):
       latency_ms: Math.round(ms * 100) / 100,
       rule: (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
       refused_transitions: (res.locals.refusals as RefusedTransition[] | undefined) ?? [],
-      ref_id: (res.locals.refId as string | undefined) ?? refIdAsked(req),
+      ref_id: (res.locals.refId as string | undefined) ?? null,
     });
   }
   return (req, res, next) => {

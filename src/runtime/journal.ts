@@ -20,7 +20,7 @@ export interface JournalEntry {
   /** The scenario rule that decided the request (`X-Sandbox-Rule`), if any. */
   rule: string | null;
   refused_transitions: RefusedTransition[];
-  /** The record the request made or asked about (a payout's ref_id), when there is one. */
+  /** The payout the request made (initialize) or found (status check), when there is one. */
   ref_id: string | null;
 }
 

@@ -56,7 +56,11 @@ function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
   });
   return {
     before: limit ? [limit] : [],
-    handle: (call) => sendJson(call.res, 200, statusJson(foundPayout(payoutOf(call as StatusCall)))),
+    handle: (call) => {
+      const payout = foundPayout(payoutOf(call as StatusCall));
+      call.res.locals.refId = payout.ref_id;
+      sendJson(call.res, 200, statusJson(payout));
+    },
   };
 }
 
