@@ -91,3 +91,19 @@ test('GET /__sandbox/events streams a change event when state changes', async ()
     server.close();
   }
 });
+
+test('the dashboard\'s files load without the admin token and from the sandbox only (no CDN); the data needs the token', async () => {
+  const locked = await testApp({ adminToken: 'browse-test-token' });
+  const page = await request(locked).get('/__sandbox/ui/');
+  expect(page.status).toBe(200);
+  expect(page.headers['content-type']).toMatch(/^text\/html/);
+  expect(page.text).toContain('/__sandbox/ui/app.js');
+  for (const file of ['app.js', 'vendor/preact-htm.js', 'style.css']) {
+    const res = await request(locked).get(`/__sandbox/ui/${file}`);
+    expect(res.status).toBe(200);
+    expect(res.text).not.toMatch(/(src|href|from|import)\s*[=(]?\s*["']https?:\/\//);
+  }
+  expect((await request(locked).get('/__sandbox/ui/nope.js')).body).toEqual({ error: 'No dashboard file /nope.js.' });
+  expect((await request(locked).get('/__sandbox/merchants')).status).toBe(401);
+  expect((await request(locked).get('/__sandbox/events')).status).toBe(401);
+});

@@ -14,7 +14,12 @@ export function dashboardFiles(): RequestHandler {
       res.status(404).type('text/plain').send('The dashboard is not built: run npm run build.');
     };
   }
-  return express.static(DASHBOARD_DIR, { index: 'index.html', fallthrough: false, maxAge: 0, etag: false });
+  const files = express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: 0, etag: false });
+  return (req, res, next) =>
+    files(req, res, (err?: unknown) => {
+      if (err) return next(err);
+      res.status(404).json({ error: `No dashboard file ${req.path}.` });
+    });
 }
 
 /**
