@@ -48,7 +48,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.sandbox = sb;
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(requestTracking(sb.logger, sb.journal, sb.clock));
+  app.use(requestTracking(sb.logger, sb.journal, sb.clocks));
   app.use(refuseOversized);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));

@@ -67,6 +67,9 @@ describe('a clock per merchant', () => {
     expect(a).toMatchObject({ balance: 1000000, fees: { '1001': 5, '1002': 2.5, '1003': 25 }, tax_rate_percent: 18, per_transaction_limit: 1000000 });
     const ref = await pay(a, 100);
     expect((await record(a, ref)).created_at).toBe('01/03/2026 10:00:00 AM');
+    // The request journal shows its requests at its own time.
+    const journal = (await control().get('/__sandbox/requests?limit=5')).body.requests as Array<{ merchant_id: string | null; at: string; ref_id: string | null }>;
+    expect(journal.find((r) => r.merchant_id === a.merchant_id && r.ref_id === ref)?.at).toBe('2026-03-01T10:00:00.000+05:30');
   });
 
   test('a merchant without a clock follows the sandbox clock', async () => {

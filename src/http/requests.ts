@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
+import type { Clocks } from '../store/clocks.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Journal, RefusedTransition } from '../runtime/journal.js';
 
@@ -43,7 +43,7 @@ function merchantOf(res: Response): string | null {
  * statusCode }, merchant, responseTime }`) and the journal entry (unless the journal is off,
  * `--journal-size 0`, or the request reads the journal). With both off, nothing but the id.
  */
-export function requestTracking(logger: Logger, journal: Journal, clock: Clock): RequestHandler {
+export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks): RequestHandler {
   const logging = logger.isLevelEnabled('info');
   // One listener function for every request (it reads the response it is called on), so a
   // request allocates no closure for it.
@@ -59,13 +59,15 @@ export function requestTracking(logger: Logger, journal: Journal, clock: Clock):
       logger.info(line, res.writableFinished ? 'request completed' : 'request aborted');
     }
     if (!journaled) return;
+    const merchantId = merchantOf(res);
     journal.add({
       request_id: id,
       method: req.method,
       path: req.originalUrl.split('?')[0],
-      merchant_id: merchantOf(res),
+      merchant_id: merchantId,
       status,
-      at,
+      // The merchant's own time when it has a clock of its own; else the sandbox time at arrival.
+      at: merchantId !== null && clocks.hasOwn(merchantId) ? clocks.now(merchantId) : at,
       latency_ms: Math.round(ms * 100) / 100,
       rule: (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
       refused_transitions: (res.locals.refusals as RefusedTransition[] | undefined) ?? [],
@@ -78,7 +80,7 @@ export function requestTracking(logger: Logger, journal: Journal, clock: Clock):
     res.setHeader('X-Request-Id', id);
     const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests');
     if (!logging && !journaled) return next();
-    res.locals.tracking = { started: performance.now(), at: clock.now(), journaled };
+    res.locals.tracking = { started: performance.now(), at: clocks.sandbox.now(), journaled };
     res.on('close', done);
     next();
   };
