@@ -39,6 +39,12 @@ function inProcessDriver(app: SandboxApp): AdminDriver {
     ['get', /^\/clock$/, () => admin.clock()],
     ['post', /^\/reset$/, () => admin.reset()],
     ['get', /^\/webhooks$/, () => admin.deliveries()],
+    ['post', /^\/merchants\/(\w+)\/clock\/advance$/, (m, b) => admin.merchants.advance(m[1], (b as { by: string }).by)],
+    ['get', /^\/merchants\/(\w+)\/clock$/, (m) => admin.merchants.clock(m[1])],
+    ['post', /^\/merchants\/(\w+)\/snapshots$/, (m, b) => admin.merchants.snapshot(m[1], (b as { name: string }).name)],
+    ['post', /^\/merchants\/(\w+)\/snapshots\/(\w+)\/restore$/, (m) => admin.merchants.restore(m[1], m[2])],
+    ['post', /^\/merchants\/(\w+)\/reset$/, (m) => admin.merchants.reset(m[1])],
+    ['get', /^\/merchants\/(\w+)\/payouts$/, (m) => admin.browse.payouts(m[1])],
   ];
   return {
     call: async (method, path, body) => {
@@ -79,6 +85,16 @@ async function scenario(app: SandboxApp, admin: AdminDriver): Promise<Array<[str
   await step('snapshots after reset', admin.call('get', '/snapshots'));
   await step('restore after reset', admin.call('post', '/snapshots/before/restore'));
   await step('clock', admin.call('get', '/clock'));
+  // One merchant's own clock, snapshot, restore and reset.
+  const tenant = (await admin.call('post', '/merchants', { email: 'tenant@example.com', clock: { mode: 'manual', start: '2026-04-01T10:00:00+05:30' } })) as { merchant_id: string; account_no: string; headers: Record<string, string> };
+  await request(app).post('/api/v2/public/payment/transfer').set(tenant.headers).send(payoutBody({ client_ref_id: 'PARITY2', debit_from: tenant.account_no, amount: 2002.02 }));
+  await step('tenant snapshot', admin.call('post', `/merchants/${tenant.merchant_id}/snapshots`, { name: 'one' }));
+  await step('tenant advance', admin.call('post', `/merchants/${tenant.merchant_id}/clock/advance`, { by: '1h' }));
+  await step('tenant payouts', admin.call('get', `/merchants/${tenant.merchant_id}/payouts`));
+  await step('tenant restore', admin.call('post', `/merchants/${tenant.merchant_id}/snapshots/one/restore`));
+  await step('tenant reset', admin.call('post', `/merchants/${tenant.merchant_id}/reset`));
+  await step('tenant clock', admin.call('get', `/merchants/${tenant.merchant_id}/clock`));
+  await step('tenant unknown', admin.call('post', '/merchants/NOPE/clock/advance', { by: '1h' }));
   return out;
 }
 
@@ -96,6 +112,9 @@ test('the same admin scenario gives the same answers over HTTP and in-process', 
     expect(byName['snapshots after reset']).toEqual({ snapshots: [] });
     expect(byName['restore after reset']).toEqual({ status: 404, error: 'No snapshot named before.' });
     expect(byName['ledger']).toMatchObject({ balanced: true });
+    expect(byName['tenant advance']).toMatchObject({ now: '2026-04-01T11:00:00.000+05:30', follows_sandbox_clock: false });
+    expect(byName['tenant restore']).toMatchObject({ clock: { now: '2026-04-01T10:00:00.000+05:30' } });
+    expect(byName['tenant unknown']).toMatchObject({ status: 404 });
   } finally {
     await a.sandbox.close();
     await b.sandbox.close();
