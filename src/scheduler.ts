@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { SANDBOX_LANE, type Clocks } from './store/clocks.js';
-import { Lane, settleWithin } from './store/lane.js';
+import { Lane, heapOf, settleWithin } from './store/lane.js';
 import type { DueItem, DueKind, State } from './store/state.js';
 import type { Store } from './store/store.js';
 
@@ -68,6 +68,17 @@ export class Scheduler {
       this.releaseWaiters(lane);
       this.armWaiters(lane);
     }
+  }
+
+  /** A merchant got a clock of its own: its items move to a lane of their own; other lanes run on undisturbed. */
+  relane(merchantId: string): void {
+    const all = Object.values(this.getState().scheduler.items);
+    const sandbox = this.lane(SANDBOX_LANE);
+    sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
+    const own = this.lane(this.clocks.laneOf(merchantId));
+    own.heap = heapOf(all.filter((i) => i.merchant_id === merchantId));
+    this.arm(sandbox);
+    this.arm(own);
   }
 
   /** Adds a due item on the clock of `merchantId` (the caller persists, with the change that scheduled it). */

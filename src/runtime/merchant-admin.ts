@@ -42,7 +42,7 @@ export class MerchantAdmin {
     if (!clocks.hasOwn(merchantId)) {
       if (clocks.sandbox.mode !== 'manual') throw new RequestError(409, 'This merchant follows the sandbox clock, which is real: create a merchant with clock: { "mode": "manual" } to advance it on its own.');
       clocks.attach(merchantId, 'manual', clocks.sandbox.now());
-      scheduler.reload();
+      scheduler.relane(merchantId);
     }
     if (clocks.of(merchantId).mode !== 'manual') throw new RequestError(409, "This merchant's clock is real: only a manual clock can be advanced.");
     await scheduler.advance(ms, merchantId);
