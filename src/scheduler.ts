@@ -1,15 +1,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from './clock.js';
 import { SANDBOX_LANE, type Clocks } from './store/clocks.js';
-import { Lane, heapOf, settleWithin } from './store/lane.js';
+import { Lane, MAX_TIMER_MS, heapOf, settleWithin } from './store/lane.js';
 import type { DueItem, DueKind, State } from './store/state.js';
 import type { Store } from './store/store.js';
 
 /** A handler may start async work (a webhook attempt) and return its promise. */
 type Handler = (item: DueItem) => void | Promise<void>;
 
-/** setTimeout's longest delay; a later item re-arms when this fires. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * How long (real time, in all) one manual advance waits for the async work its items start
@@ -65,20 +63,32 @@ export class Scheduler {
     for (const [key, ws] of waiting) this.lane(this.clocks.laneOf(key || null)).waiters.push(...ws);
     for (const lane of this.lanes.values()) {
       this.arm(lane);
-      this.releaseWaiters(lane);
-      this.armWaiters(lane);
+      lane.releaseWaiters();
+      lane.armWaiters(this.stopped);
     }
   }
 
-  /** A merchant got a clock of its own: its items move to a lane of their own; other lanes run on undisturbed. */
+  /**
+   * One merchant's clock or items changed (it got a clock of its own, its records were put back):
+   * its lane is built again on its clock, and the sandbox clock's lane from what follows that
+   * clock; every other lane, and an advance under way on one, runs on undisturbed.
+   */
   relane(merchantId: string): void {
+    const old = this.lanes.get(merchantId);
+    old?.clear();
+    this.lanes.delete(merchantId);
     const all = Object.values(this.getState().scheduler.items);
     const sandbox = this.lane(SANDBOX_LANE);
     sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
-    const own = this.lane(this.clocks.laneOf(merchantId));
-    own.heap = heapOf(all.filter((i) => i.merchant_id === merchantId));
-    this.arm(sandbox);
-    this.arm(own);
+    const lanes = new Set([sandbox, this.lane(this.clocks.laneOf(merchantId))]);
+    const own = this.lanes.get(merchantId);
+    if (own) own.heap = heapOf(all.filter((i) => i.merchant_id === merchantId));
+    if (old) this.lane(this.clocks.laneOf(merchantId)).waiters.push(...old.waiters.splice(0));
+    for (const lane of lanes) {
+      this.arm(lane);
+      lane.releaseWaiters();
+      lane.armWaiters(this.stopped);
+    }
   }
 
   /** Adds a due item on the clock of `merchantId` (the caller persists, with the change that scheduled it). */
@@ -129,7 +139,7 @@ export class Scheduler {
       lane.clock.set(target);
       if (key === SANDBOX_LANE) this.getState().clock.now = target;
       else this.clocks.record(key);
-      this.releaseWaiters(lane);
+      lane.releaseWaiters();
       await this.persist();
     });
   }
@@ -154,7 +164,7 @@ export class Scheduler {
     const deadline = lane.clock.now() + ms;
     return new Promise((resolve) => {
       lane.waiters.push({ deadline, resolve });
-      this.armWaiters(lane);
+      lane.armWaiters(this.stopped);
     });
   }
 
@@ -224,25 +234,5 @@ export class Scheduler {
       void this.runLane(lane).catch((err: unknown) => this.logger.error({ err }, 'scheduler pass failed'));
     }, delay);
     lane.timer.unref();
-  }
-
-  private releaseWaiters(lane: Lane): void {
-    const now = lane.clock.now();
-    for (let i = lane.waiters.length - 1; i >= 0; i--) {
-      if (lane.waiters[i].deadline <= now) lane.waiters.splice(i, 1)[0].resolve();
-    }
-  }
-
-  private armWaiters(lane: Lane): void {
-    if (lane.clock.mode === 'manual' || this.stopped) return;
-    if (lane.waiterTimer) clearTimeout(lane.waiterTimer);
-    lane.waiterTimer = null;
-    if (lane.waiters.length === 0) return;
-    const next = Math.min(...lane.waiters.map((w) => w.deadline));
-    lane.waiterTimer = setTimeout(() => {
-      lane.waiterTimer = null;
-      this.releaseWaiters(lane);
-      this.armWaiters(lane);
-    }, Math.min(lane.clock.realDelayUntil(next), MAX_TIMER_MS));
   }
 }

@@ -5,6 +5,7 @@ import { openSandbox } from '../src/runtime/sandbox.js';
 import { createApp } from '../src/app.js';
 import { startSandbox } from '../src/index.js';
 import { DEMO, OTHER, demoHeaders, otherHeaders, payoutBody, testApp, useTempDir } from './helpers.js';
+import { startReceiver } from './receiver.js';
 
 /**
  * Parallel-safe tenants: each merchant's clock, snapshots and reset are its own, so concurrent
@@ -239,6 +240,26 @@ describe('snapshots and reset per merchant', () => {
     expect((await request(app).get('/api/v1/public/balance/check').set(demo.headers).query({ account_no: DEMO.van1 })).body.data.current_balance).toBe(before);
     expect(await record(other, refOther)).toMatchObject({ status: 'Pending' });
     expect((await clockOf(demo)).follows_sandbox_clock).toBe(true);
+  });
+
+  test("a restore while another merchant's advance is under way leaves that advance and its clock alone", async () => {
+    const receiver = await startReceiver(() => 'hang');
+    try {
+      const start = '2026-03-01T10:00:00+05:30';
+      const a = await tenant({ clock: { mode: 'manual', start } });
+      const b = await tenant({ clock: { mode: 'manual', start }, webhook_url: receiver.url });
+      await control().post(`/__sandbox/merchants/${a.merchant_id}/snapshots`).send({ name: 'a0' });
+      const refB = await pay(b, 100);
+      // b's advance waits on its hanging webhook receiver (at most 250 ms) when a is restored.
+      const advancing = advanceTenant(b, '1h');
+      await receiver.waitFor(1);
+      expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/snapshots/a0/restore`).send()).status).toBe(200);
+      expect((await advancing).now).toBe('2026-03-01T11:00:00.000+05:30');
+      expect((await clockOf(b)).now).toBe('2026-03-01T11:00:00.000+05:30');
+      expect(await record(b, refB)).toMatchObject({ status: 'Success', transaction_date: '2026-03-01 10:00:05' });
+    } finally {
+      await receiver.close();
+    }
   });
 
   test('snapshots of unknown merchants and names: 404; a bad name: 400', async () => {

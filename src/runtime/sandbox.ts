@@ -88,7 +88,9 @@ function replaceState(sb: SandboxCore, next: State, clockNow: number): void {
   sb.store.state = next;
   sb.clock.reset(clockNow);
   if (sb.clock.mode === 'manual') next.clock.now = clockNow;
-  rederive(sb);
+  sb.repo.reindex();
+  sb.clocks.reload();
+  sb.scheduler.reload();
   sb.webhooks.replaced();
   for (const c of sb.counters) c.resetAll();
   sb.changes.note('state');
@@ -100,16 +102,12 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
   const taken = takenIds(sb.store.state, slice);
   if (taken.length > 0) throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
   putSlice(sb.repo, slice);
-  rederive(sb);
+  sb.repo.reindex();
+  // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
+  sb.clocks.reload(id);
+  sb.scheduler.relane(id);
   sb.webhooks.replaced(id);
   [...sb.counters].forEach((c, i) => c.replaceMerchant(id, counters?.[i]));
-}
-
-/** Indexes, clocks and scheduler lanes rebuilt from the state. */
-function rederive(sb: SandboxCore): void {
-  sb.repo.reindex();
-  sb.clocks.reload();
-  sb.scheduler.reload();
 }
 
 /**

@@ -24,10 +24,20 @@ export class Clocks {
     return this.store.state;
   }
 
-  /** Rebuilds the merchants' clocks from the state (at open, and after records were replaced). */
-  reload(): void {
+  /**
+   * Rebuilds the merchants' clocks from the state (at open, and after the state was replaced), or
+   * only one merchant's (after its records were): every other clock is left as it runs.
+   */
+  reload(merchantId?: string): void {
+    const records = this.state().merchant_clocks ?? {};
+    if (merchantId !== undefined) {
+      const c = records[merchantId];
+      if (c) this.own.set(merchantId, clockOf(c));
+      else this.own.delete(merchantId);
+      return;
+    }
     this.own.clear();
-    for (const [id, c] of Object.entries(this.state().merchant_clocks ?? {})) this.own.set(id, clockOf(c));
+    for (const [id, c] of Object.entries(records)) this.own.set(id, clockOf(c));
   }
 
   /** The clock that governs a merchant's records: its own, or the sandbox clock. */
@@ -65,11 +75,6 @@ export class Clocks {
     if (!clock || !record || clock.mode !== 'manual') return;
     record.start = clock.now();
     this.store.changed('merchant_clocks', merchantId);
-  }
-
-  /** The stored form of a merchant's clock, or null when it follows the sandbox clock. */
-  recordOf(merchantId: string): MerchantClock | null {
-    return this.state().merchant_clocks?.[merchantId] ?? null;
   }
 }
 
