@@ -42,17 +42,17 @@ export interface MerchantClock {
   real_anchor: number;
 }
 
-/** One merchant's records, cut out of the state (per-merchant snapshots, reset). */
+/** One merchant's records, cut out of the state (per-merchant snapshots, reset): each collection by id, as in the state. */
 export interface MerchantSlice {
   merchant: Merchant;
-  accounts: Account[];
-  beneficiaries: Beneficiary[];
-  payouts: Payout[];
-  checkout_transactions: CheckoutTransaction[];
-  verifications: Verification[];
-  aadhaar_otps: AadhaarOtpRequest[];
-  webhook_deliveries: WebhookDelivery[];
-  due_items: DueItem[];
+  accounts: Record<string, Account>;
+  beneficiaries: Record<string, Beneficiary>;
+  payouts: Record<string, Payout>;
+  checkout_transactions: Record<string, CheckoutTransaction>;
+  verifications: Record<string, Verification>;
+  aadhaar_otps: Record<string, AadhaarOtpRequest>;
+  webhook_deliveries: Record<string, WebhookDelivery>;
+  due_items: Record<string, DueItem>;
   /** Null: it follows the sandbox clock. */
   clock: MerchantClock | null;
   coverage: Record<string, number>;
