@@ -2,6 +2,7 @@ import { createApp, type SandboxApp } from './app.js';
 import { serve, type Serving } from './listen.js';
 import type { Admin, NewMerchantInput } from './runtime/admin.js';
 import type { Sandbox } from './runtime/sandbox.js';
+import { credentialHeaders } from './runtime/views.js';
 import type { SandboxOptions } from './runtime/config.js';
 import { coverageShortfall } from './runtime/coverage.js';
 
@@ -84,7 +85,7 @@ function merchantOf(sb: Sandbox, merchantId: string): SandboxMerchant {
     apiSecret: m.api_secret,
     accessToken: m.access_token,
     accounts: sb.repo.accountsOf(m.merchant_id).map((a) => a.account_no),
-    headers: { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret },
+    headers: credentialHeaders(m),
     checkoutHeaders: { MerchantId: m.merchant_id, AccessToken: m.access_token },
   };
 }

@@ -6,6 +6,10 @@ import type { RateLimitRule } from '../scenario/scenario.js';
 import type { CounterEntries, Counters, RateLimits, SandboxCore } from '../runtime/core.js';
 
 
+/** A counter's key for one of a merchant's things (its counters go with its snapshots), and back. */
+const merchantKey = (merchantId: string, id: string) => `${merchantId}\u0000${id}`;
+const merchantOfKey = (key: string) => key.slice(0, Math.max(0, key.indexOf('\u0000')));
+
 /**
  * express-rate-limit's hit counter: a fixed window per key that opens at the key's first hit and
  * reopens when its length has passed on the key's clock (the merchant's: a manual clock advanced
@@ -52,8 +56,7 @@ export class ClockStore implements Store {
   }
 
   merchantCounters(merchantId: string): CounterEntries {
-    const prefix = `${merchantId}\u0000`;
-    return [...this.hits].filter(([k]) => k.startsWith(prefix)).map(([k, w]) => [k, { ...w }]);
+    return [...this.hits].filter(([k]) => merchantOfKey(k) === merchantId).map(([k, w]) => [k, { ...w }]);
   }
 
   replaceMerchant(merchantId: string, entries: CounterEntries | undefined): void {
@@ -148,9 +151,9 @@ export function limiter(
  */
 export function referenceLimit(sb: SandboxCore, name: keyof RateLimits, key: (res: Response) => { merchantId: string; id: string }) {
   if (!sb.config.rateLimits) return null;
-  return limiter((k) => sb.clocks.of(k.slice(0, k.indexOf('\u0000'))), () => sb.rateLimit(name), (_req, res) => {
+  return limiter((k) => sb.clocks.of(merchantOfKey(k)), () => sb.rateLimit(name), (_req, res) => {
     const k = key(res);
-    return `${k.merchantId}\u0000${k.id}`;
+    return merchantKey(k.merchantId, k.id);
   }, sb.counters, {
     onRefused: (res) => sb.coverage.hit(key(res).merchantId, `ratelimit.${name}`),
   });

@@ -14,6 +14,7 @@ import { TransitionRefused, type MerchantPatchInput, type NewCheckoutInput, type
 export * from './admin-types.js';
 import * as views from './views.js';
 import { SandboxAdmin } from './sandbox-admin.js';
+import { requireMerchant, requirePayout } from './lookups.js';
 import { targetAllowed } from '../webhooks/targets.js';
 
 /**
@@ -89,8 +90,7 @@ export class Admin extends SandboxAdmin {
   }
 
   async forcePayoutStatus(refId: string, status: PayoutStatus, bankResMsg?: string) {
-    const payout = this.sb.repo.anyPayout(refId);
-    if (!payout) throw new RequestError(404, `No payout with ref_id ${refId}.`);
+    const payout = requirePayout(this.sb.repo, refId);
     const from = payout.status;
     const result = forcePayoutStatus(this.sb, payout, status, bankResMsg);
     if (!result.ok) throw new TransitionRefused({ id: refId, from, to: status, reason: result.reason });
@@ -107,8 +107,7 @@ export class Admin extends SandboxAdmin {
   }
 
   async createCheckout(input: NewCheckoutInput) {
-    const merchant = this.sb.repo.merchant(input.merchant_id);
-    if (!merchant) throw new RequestError(404, `No merchant with merchant_id "${input.merchant_id}".`);
+    const merchant = requireMerchant(this.sb.repo, input.merchant_id);
     const { transaction, rule } = createCheckoutTransaction(this.sb, merchant, { ...input, amount: toPaise(input.amount) });
     await this.sb.repo.persist();
     return { transaction: views.checkoutView(transaction, merchant), rule };
@@ -163,7 +162,7 @@ export class Admin extends SandboxAdmin {
 
   /** Behaviour coverage: one merchant's (404 for an unknown one), or every merchant's added up. */
   coverage(merchantId: string | null = null) {
-    if (merchantId !== null && !this.sb.repo.merchant(merchantId)) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
+    if (merchantId !== null) requireMerchant(this.sb.repo, merchantId);
     return this.sb.coverage.report(merchantId);
   }
 

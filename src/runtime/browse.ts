@@ -1,7 +1,7 @@
-import { RequestError } from '../errors.js';
 import { toRupees } from '../money.js';
 import type { TimelineStep } from '../scenario/scenario.js';
-import type { Payout } from '../store/state.js';
+import type { Merchant, Payout } from '../store/state.js';
+import { requireMerchant, requirePayout } from './lookups.js';
 import { toIso } from '../time.js';
 import type { SandboxCore } from './core.js';
 import * as views from './views.js';
@@ -16,8 +16,6 @@ export interface PayoutFilter {
   cursor?: number;
 }
 
-const newestFirst = <T extends { created_at: number }>(list: T[], limit = 200) => list.sort((a, b) => b.created_at - a.created_at).slice(0, limit);
-
 /**
  * What the dashboard lists and opens, as control-API answers (so all of it is scriptable too):
  * merchants with their accounts and clocks, a merchant's payouts page by page (newest first,
@@ -27,10 +25,14 @@ const newestFirst = <T extends { created_at: number }>(list: T[], limit = 200) =
 export class Browse {
   constructor(private readonly sb: SandboxCore) {}
 
-  private requireMerchant(merchantId: string) {
-    const m = this.sb.repo.merchant(merchantId);
-    if (!m) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
-    return m;
+  /** A merchant's records of a kind, newest first (at most 200), each as `view` shows it. */
+  private list<R extends { merchant_id: string; created_at: number }, V>(merchantId: string, all: Record<string, R>, view: (r: R, m: Merchant) => V): V[] {
+    const merchant = requireMerchant(this.sb.repo, merchantId);
+    return Object.values(all)
+      .filter((r) => r.merchant_id === merchantId)
+      .sort((a, b) => b.created_at - a.created_at)
+      .slice(0, 200)
+      .map((r) => view(r, merchant));
   }
 
   merchants() {
@@ -40,7 +42,7 @@ export class Browse {
         merchant_id: m.merchant_id,
         name: m.name,
         email: m.email,
-        headers: { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret },
+        headers: views.credentialHeaders(m),
         accounts: repo.accountsOf(m.merchant_id).map((a) => ({ account_no: a.account_no, status: a.status, balance: toRupees(a.balance) })),
         clock: views.merchantClockView(clocks, m.merchant_id),
         payouts: repo.countOf(m.merchant_id, 'payouts'),
@@ -50,7 +52,7 @@ export class Browse {
 
   /** A page of the merchant's payouts, newest first; `next` continues it (null at the end). */
   payouts(merchantId: string, filter: PayoutFilter = {}) {
-    this.requireMerchant(merchantId);
+    requireMerchant(this.sb.repo, merchantId);
     const { repo } = this.sb;
     const ids = repo.payoutIdsOf(merchantId);
     const limit = Math.min(200, Math.max(1, filter.limit ?? 50));
@@ -75,8 +77,7 @@ export class Browse {
   /** One payout: its record, the rule that decided it, its timeline (taken and still scheduled), its deliveries. */
   payout(refId: string) {
     const { repo, scheduler, webhooks } = this.sb;
-    const p = repo.anyPayout(refId);
-    if (!p) throw new RequestError(404, `No payout with ref_id ${refId}.`);
+    const p = requirePayout(repo, refId);
     const item = p.next_step ? scheduler.pending(p.merchant_id).find((i) => i.id === p.next_step) : undefined;
     const scheduled: Array<{ status: string; at: string; bank_res_msg: string | null }> = [];
     if (item) {
@@ -102,23 +103,18 @@ export class Browse {
   }
 
   beneficiaries(merchantId: string) {
-    const merchant = this.requireMerchant(merchantId);
-    const list = newestFirst(Object.values(this.sb.repo.state.beneficiaries).filter((b) => b.merchant_id === merchantId));
+    const { beneficiaries } = this.sb.repo.state;
     return {
-      beneficiaries: list.map((b) => ({ ...views.beneficiaryView(b, merchant), activates_at: b.activates_at === null ? null : toIso(b.activates_at) })),
+      beneficiaries: this.list(merchantId, beneficiaries, (b, m) => ({ ...views.beneficiaryView(b, m), activates_at: b.activates_at === null ? null : toIso(b.activates_at) })),
     };
   }
 
   verifications(merchantId: string) {
-    this.requireMerchant(merchantId);
-    const list = newestFirst(Object.values(this.sb.repo.state.verifications).filter((v) => v.merchant_id === merchantId));
-    return { verifications: list.map((v) => views.verificationView(v)) };
+    return { verifications: this.list(merchantId, this.sb.repo.state.verifications, (v) => views.verificationView(v)) };
   }
 
   checkout(merchantId: string) {
-    const merchant = this.requireMerchant(merchantId);
-    const list = newestFirst(Object.values(this.sb.repo.state.checkout_transactions).filter((t) => t.merchant_id === merchantId));
-    return { transactions: list.map((t) => views.checkoutView(t, merchant)) };
+    return { transactions: this.list(merchantId, this.sb.repo.state.checkout_transactions, (t, m) => views.checkoutView(t, m)) };
   }
 
   /** The scenario's payout rules with one amount each, grouped: what the demo picker offers. */

@@ -1,6 +1,7 @@
 import { parseDuration } from '../duration.js';
 import { RequestError } from '../errors.js';
 import type { SandboxCore } from './core.js';
+import { requireMerchant } from './lookups.js';
 import type { Snapshots } from './snapshots.js';
 import { merchantClockView } from './views.js';
 
@@ -22,7 +23,7 @@ export class MerchantAdmin {
   ) {}
 
   private require(merchantId: string): void {
-    if (!this.sb.repo.merchant(merchantId)) throw new RequestError(404, `No merchant with merchant_id "${merchantId}".`);
+    requireMerchant(this.sb.repo, merchantId);
   }
 
   clock(merchantId: string) {

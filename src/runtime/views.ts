@@ -18,6 +18,11 @@ export function merchantClockView(clocks: Clocks, merchantId: string) {
   return { merchant_id: merchantId, ...clockView(clocks.of(merchantId)), follows_sandbox_clock: !clocks.hasOwn(merchantId) };
 }
 
+/** The three dashboard-API headers of a merchant's credentials. */
+export function credentialHeaders(m: Merchant): Record<'x-merchant-email' | 'x-api-key' | 'x-api-secret', string> {
+  return { 'x-merchant-email': m.email, 'x-api-key': m.api_key, 'x-api-secret': m.api_secret };
+}
+
 export function merchantView(merchant: Merchant, van: Account, clock?: ReturnType<typeof merchantClockView>) {
   return {
     merchant_id: merchant.merchant_id,
@@ -34,7 +39,7 @@ export function merchantView(merchant: Merchant, van: Account, clock?: ReturnTyp
     verification_charges: mapAmounts(merchant.verification_charges, toRupees),
     webhook_url: merchant.webhook_url,
     webhook_version: merchant.webhook_version,
-    headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret },
+    headers: credentialHeaders(merchant),
     checkout_headers: { MerchantId: merchant.merchant_id, AccessToken: merchant.access_token },
     ...(clock ? { clock } : {}),
   };
