@@ -114,7 +114,8 @@ export class Scheduler {
   nextDue(merchantId: string | null): number | null {
     const lane = this.lane(this.clocks.laneOf(merchantId));
     const items = this.getState().scheduler.items;
-    while (lane.heap.peek() && items[lane.heap.peek()!.id] !== lane.heap.peek()) lane.heap.pop();
+    // Cancelled items stay in the heap until they come up; drop those on top.
+    for (let top = lane.heap.peek(); top && items[top.id] !== top; top = lane.heap.peek()) lane.heap.pop();
     return lane.heap.peek()?.due ?? null;
   }
 

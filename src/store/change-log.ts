@@ -35,7 +35,7 @@ export function changeOf(state: State, c: Collection, id: string, ledgerFrom: nu
 }
 
 /** Applies one batch to the state read from the document. */
-export function applyBatch(state: State, batch: Batch): void {
+function applyBatch(state: State, batch: Batch): void {
   [state.webhook_seq, state.scheduler.seq, state.clock.now] = batch.s;
   for (const change of batch.c) {
     const [c, id, record] = change;

@@ -21,8 +21,6 @@ export const COLLECTIONS = {
 
 export type Collection = keyof typeof COLLECTIONS;
 
-export const COLLECTION_NAMES = Object.keys(COLLECTIONS) as Collection[];
-
 export function collectionOf(state: State, c: Collection): Record<string, unknown> {
   return COLLECTIONS[c](state);
 }

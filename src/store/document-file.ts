@@ -43,13 +43,9 @@ export class DocumentFile implements Adapter<State> {
     return JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')) as State;
   }
 
-  /** Serializes at once (the caller's consistent cut), then writes. */
-  write(state: State): Promise<void> {
+  /** Serializes at once (the caller's consistent cut: nothing awaits before it), then writes. */
+  async write(state: State): Promise<void> {
     const text = JSON.stringify(state);
-    return this.writeText(text);
-  }
-
-  private async writeText(text: string): Promise<void> {
     const file = await open(this.temp, 'w');
     try {
       await file.writeFile(text);

@@ -190,7 +190,7 @@ export function logPathOf(data: string): string {
 export async function openStore(
   data: string,
   init: () => State,
-  options: FileStoreOptions = { fsync: true, compactBytes: 64 * 1024 * 1024 },
+  options: FileStoreOptions,
 ): Promise<{ store: Store; created: boolean }> {
   if (data === 'memory') return { store: new MemoryStore(init()), created: true };
   const document = new DocumentFile(data, options.fsync, options.hooks);
