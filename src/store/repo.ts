@@ -32,18 +32,17 @@ export class Repo {
     return this.store.state;
   }
 
-  /** Rebuilds the derived indexes; call after the whole state was replaced. */
+  /** Rebuilds the derived indexes; call after records were replaced. */
   reindex(): void {
-    this.merchantByEmail.clear();
-    this.payoutByClientRef.clear();
-    this.beneficiariesByAccount.clear();
-    this.counts.clear();
+    for (const index of [this.merchantByEmail, this.payoutByClientRef, this.beneficiariesByAccount, this.counts]) index.clear();
     this.total = 0;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
-    for (const p of Object.values(this.state.payouts)) this.count(p.merchant_id, 'payouts');
+    for (const p of Object.values(this.state.payouts)) {
+      this.count(p.merchant_id, 'payouts');
+      this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+    }
     for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
     for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
-    for (const p of Object.values(this.state.payouts)) this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
     this.payoutOrder.rebuild(this.state);
   }
 
@@ -83,12 +82,12 @@ export class Repo {
   /** Stores a record under `id` in place of any there (the derived indexes: see reindex). */
   put(c: Collection, id: string, record: unknown): void {
     collectionOf(this.state, c)[id] = record;
-    this.store.changed(c, id);
+    this.touch(c, id);
   }
 
   remove(c: Collection, id: string): void {
     delete collectionOf(this.state, c)[id];
-    this.store.changed(c, id);
+    this.touch(c, id);
   }
 
   merchant(merchantId: string): Merchant | undefined {

@@ -222,9 +222,8 @@ export class WebhookOutbox {
   resume(): void {
     const items = this.ctx.repo.state.scheduler.items;
     for (const d of Object.values(this.deliveries)) {
-      const now = this.ctx.clocks.now(d.merchant_id);
-      if (d.state === 'pending' && (d.next_attempt === null || !items[d.next_attempt])) this.scheduleAttempt(d, now);
-      if (d.state === 'held' && this.ctx.repo.state.payouts[d.ref_id]?.next_step === null) this.releaseHeld(d.ref_id, now);
+      if (d.state === 'pending' && (d.next_attempt === null || !items[d.next_attempt])) this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
+      if (d.state === 'held' && this.ctx.repo.state.payouts[d.ref_id]?.next_step === null) this.releaseHeld(d.ref_id, this.ctx.clocks.now(d.merchant_id));
     }
   }
 
