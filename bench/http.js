@@ -52,15 +52,17 @@ async function startToHealthy() {
   const times = [];
   for (let i = 0; i < 5; i++) {
     const started = performance.now();
-    const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--data', 'memory', '--log-level', 'silent'], { cwd: ROOT });
+    // A process group of its own: npm does not pass SIGTERM on to the sandbox it started.
+    const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--data', 'memory', '--log-level', 'silent'], { cwd: ROOT, detached: true });
     const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
     for (let tries = 0; tries < 500; tries++) {
       const ok = await fetch(`${base}/__sandbox/health`).then((r) => r.ok, () => false);
       if (ok) break;
     }
     times.push(performance.now() - started);
-    child.kill('SIGTERM');
-    await once(child, 'exit');
+    const exited = once(child, 'exit');
+    process.kill(-child.pid, 'SIGTERM');
+    await exited;
   }
   return times.sort((a, b) => a - b)[2];
 }

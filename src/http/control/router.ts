@@ -44,6 +44,7 @@ type Route = [method: 'get' | 'post' | 'put' | 'patch', path: string, handle: (r
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
 const accepted = (b: unknown) => ({ status: 202, body: b, answer: true as const });
 const param = (req: Request, name: string) => String(req.params[name]);
+const merchantIdOf = (req: Request) => param(req, 'merchant_id');
 const limitOf = (req: Request) => Number((req.query as Record<string, string | undefined>).limit ?? 100) || 100;
 
 const parse = {
@@ -90,33 +91,31 @@ function merchantRoutes(admin: Admin): Route[] {
 
 /** What the dashboard lists and opens (all of it scriptable as well). */
 function browseRoutes({ browse }: Admin): Route[] {
-  const id = (req: Request) => param(req, 'merchant_id');
   return [
     ['get', '/merchants', () => browse.merchants()],
     ['get', '/merchants/:merchant_id/payouts', (req) => {
       const q = req.query as Record<string, string | undefined>;
       const cursor = q.cursor === undefined ? undefined : Number(q.cursor);
-      return browse.payouts(id(req), { status: q.status, mode: q.mode, van: q.van, limit: limitOf(req), cursor: Number.isInteger(cursor) ? cursor : undefined });
+      return browse.payouts(merchantIdOf(req), { status: q.status, mode: q.mode, van: q.van, limit: limitOf(req), cursor: Number.isInteger(cursor) ? cursor : undefined });
     }],
     ['get', '/payouts/:ref_id', (req) => browse.payout(param(req, 'ref_id'))],
-    ['get', '/merchants/:merchant_id/beneficiaries', (req) => browse.beneficiaries(id(req))],
-    ['get', '/merchants/:merchant_id/verifications', (req) => browse.verifications(id(req))],
-    ['get', '/merchants/:merchant_id/checkout', (req) => browse.checkout(id(req))],
+    ['get', '/merchants/:merchant_id/beneficiaries', (req) => browse.beneficiaries(merchantIdOf(req))],
+    ['get', '/merchants/:merchant_id/verifications', (req) => browse.verifications(merchantIdOf(req))],
+    ['get', '/merchants/:merchant_id/checkout', (req) => browse.checkout(merchantIdOf(req))],
     ['get', '/demos', () => browse.demos()],
   ];
 }
 
 /** One merchant's world on its own: its clock, snapshots and reset. */
 function tenantRoutes({ merchants }: Admin): Route[] {
-  const id = (req: Request) => param(req, 'merchant_id');
   return [
-    ['get', '/merchants/:merchant_id/clock', (req) => merchants.clock(id(req))],
-    ['post', '/merchants/:merchant_id/clock/next', (req) => merchants.next(id(req))],
-    ['post', '/merchants/:merchant_id/clock/advance', (req) => merchants.advance(id(req), parse.advance(req.body).by)],
-    ['get', '/merchants/:merchant_id/snapshots', (req) => merchants.snapshots(id(req))],
-    ['post', '/merchants/:merchant_id/snapshots', (req) => created(merchants.snapshot(id(req), parse.snapshot(req.body).name))],
-    ['post', '/merchants/:merchant_id/snapshots/:name/restore', (req) => merchants.restore(id(req), param(req, 'name'))],
-    ['post', '/merchants/:merchant_id/reset', (req) => merchants.reset(id(req))],
+    ['get', '/merchants/:merchant_id/clock', (req) => merchants.clock(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/clock/next', (req) => merchants.next(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/clock/advance', (req) => merchants.advance(merchantIdOf(req), parse.advance(req.body).by)],
+    ['get', '/merchants/:merchant_id/snapshots', (req) => merchants.snapshots(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/snapshots', (req) => created(merchants.snapshot(merchantIdOf(req), parse.snapshot(req.body).name))],
+    ['post', '/merchants/:merchant_id/snapshots/:name/restore', (req) => merchants.restore(merchantIdOf(req), param(req, 'name'))],
+    ['post', '/merchants/:merchant_id/reset', (req) => merchants.reset(merchantIdOf(req))],
   ];
 }
 
