@@ -6,12 +6,14 @@ import { checkoutHandlers } from './http/api/checkout.js';
 import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
 import { controlRouter } from './http/control/router.js';
+import { STORE_ERROR_HEADER, durableAnswers } from './http/durability.js';
 import { mountOperations } from './http/mount.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
 import { requestId, requestTracking } from './http/requests.js';
 import type { SandboxOptions } from './runtime/config.js';
 import { openSandbox, type Sandbox } from './runtime/sandbox.js';
+import { StoreWriteError } from './store/store.js';
 
 export type SandboxApp = Express & { sandbox: Sandbox };
 
@@ -49,6 +51,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestTracking(sb.logger, sb.journal, sb.clocks));
+  if (sb.store.kind === 'file') app.use(durableAnswers(sb.store));
   app.use(refuseOversized);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
@@ -107,6 +110,12 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
     if (e?.type === 'entity.too.large') return sendError(res, tooLarge());
     if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
       return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
+    }
+    if (err instanceof StoreWriteError) {
+      // The change stays in memory and is written when the store can (it is never shown before).
+      sb.logger.warn({ reqId: requestId(req), reason: err.message }, 'a change could not be written: answered 500');
+      res.set(STORE_ERROR_HEADER, err.message.replace(/[^\x20-\x7e]/g, '?'));
+      return sendError(res, new RequestError(500, transportMessage(500)));
     }
     sb.logger.error({ err, reqId: requestId(req) }, 'internal error');
     sendError(res, new RequestError(500, transportMessage(500)));

@@ -7,7 +7,7 @@ import { serve, type Serving } from './listen.js';
 import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, flagOf, isLoopback, percentProblem, rangeProblem, type SandboxOptions } from './runtime/config.js';
 import { FixturesError } from './runtime/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
-import { StoreFileError } from './store/store.js';
+import { StoreFileError, StoreWriteError } from './store/store.js';
 import { VERSION } from './version.js';
 
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
@@ -135,6 +135,10 @@ async function open(options: SandboxOptions): Promise<SandboxApp> {
       process.stderr.write(`payout-sandbox: ${err.message}\n`);
       process.exit(EXIT_USAGE);
     }
+    if (err instanceof StoreWriteError) {
+      process.stderr.write(`payout-sandbox: cannot start: ${err.message}\n`);
+      process.exit(1);
+    }
     throw err;
   }
 }
@@ -152,6 +156,7 @@ export async function main(argv: string[]): Promise<void> {
     await app.sandbox.close();
     process.exit(1);
   }
+  await app.sandbox.store.announce(Number(new URL(serving.url).port));
   stopOnSignals(app, serving);
   // The banner last: whoever waits for it can signal the process at once.
   if (config.insecureOpenControl && !isLoopback(config.host) && config.adminToken === null) {

@@ -70,7 +70,8 @@ export interface StartedSandbox {
   settleWebhooks(): Promise<void>;
   /**
    * Closes every socket, timer and file handle (and writes `coverageReport`); rejects when
-   * coverage is below `coverageMin`.
+   * coverage is below `coverageMin`, or when a file store cannot write its changes (a full disk:
+   * call it again to try again).
    */
   stop(): Promise<void>;
 }
@@ -147,9 +148,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
       await sb.admin.settleWebhooks();
     },
     stop: async () => {
-      if (stopped) return;
-      stopped = true;
-      await serving.close(0);
+      if (!stopped) {
+        stopped = true;
+        await serving.close(0);
+      }
+      // Rejects (a StoreWriteError) while a file store cannot write; stop() again tries again.
       await sb.close();
       const shortfall = coverageShortfall(sb.coverage.report(null), sb.config.coverageMin);
       if (shortfall) throw new Error(shortfall);

@@ -137,6 +137,9 @@ export class Scheduler {
     return this.exclusive(lane, async () => {
       const target = lane.clock.now() + ms;
       await this.runUntil(lane, target, performance.now() + ADVANCE_SETTLE_MS);
+      // The store could not write what ran: the clock stays at the last item run, and what is
+      // left runs when the store recovers (or at the next advance).
+      if (this.store.failure !== null) throw this.store.failure;
       lane.clock.set(target);
       if (key === SANDBOX_LANE) this.getState().clock.now = target;
       else this.clocks.record(key);
@@ -150,11 +153,20 @@ export class Scheduler {
     await Promise.all([...this.lanes.values()].map((lane) => this.runLane(lane)));
   }
 
+  /**
+   * One pass over what is due on a lane. While the store cannot write, nothing runs (what ran
+   * would not be durable); the store's recovery runs the lanes again (`runDue`). The lane's timer
+   * is armed again however the pass ends.
+   */
   private runLane(lane: Lane): Promise<void> {
     return this.exclusive(lane, async () => {
-      const n = await this.runUntil(lane, lane.clock.now(), null);
-      if (n > 0) await this.persist();
-      this.arm(lane);
+      try {
+        if (this.store.failure !== null) return;
+        const n = await this.runUntil(lane, lane.clock.now(), null);
+        if (n > 0) await this.persist();
+      } finally {
+        this.arm(lane);
+      }
     });
   }
 
@@ -193,7 +205,8 @@ export class Scheduler {
   private async runUntil(lane: Lane, target: number, settleBy: number | null): Promise<number> {
     const items = this.getState().scheduler.items;
     let n = 0;
-    for (let top = lane.heap.peek(); top && top.due <= target; top = lane.heap.peek()) {
+    // Nothing more runs once the store cannot write: it would not be durable.
+    for (let top = lane.heap.peek(); top && top.due <= target && this.store.failure === null; top = lane.heap.peek()) {
       const instant = top.due;
       const started: Promise<void>[] = [];
       for (; top && top.due === instant; top = lane.heap.peek()) {
@@ -201,7 +214,8 @@ export class Scheduler {
         if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
         delete items[top.id];
         this.store.changed('due_items', top.id);
-        if (lane.clock.mode === 'manual') lane.clock.set(top.due);
+        // A manual clock moves to each item's time, never back (an item may be due before now).
+        if (lane.clock.mode === 'manual' && top.due > lane.clock.now()) lane.clock.set(top.due);
         const work = this.run(top);
         if (work) started.push(work);
         n += 1;
@@ -224,7 +238,8 @@ export class Scheduler {
   }
 
   private arm(lane: Lane): void {
-    if (lane.clock.mode === 'manual' || this.stopped) return;
+    // A failed write stops the timers: the store's recovery runs the lanes (no busy loop meanwhile).
+    if (lane.clock.mode === 'manual' || this.stopped || this.store.failure !== null) return;
     if (lane.timer) clearTimeout(lane.timer);
     lane.timer = null;
     const top = lane.heap.peek();

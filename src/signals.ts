@@ -1,12 +1,37 @@
 import type { SandboxApp } from './app.js';
 import type { Serving } from './listen.js';
 import { coverageShortfall } from './runtime/coverage.js';
+import { RETRY_MS, StoreWriteError } from './store/store.js';
 
 /** Exit code of a shutdown below --coverage-min. */
 export const EXIT_COVERAGE = 3;
 
 /** Exit codes of a second signal, which stops at once: 128 + the signal's number. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
+
+/**
+ * Closes the sandbox; while its changes cannot be written (a full disk) the process stays up and
+ * tries again, saying so, rather than exit with accepted changes only in memory.
+ */
+async function closeWhenWritten(app: SandboxApp): Promise<void> {
+  let told = 0;
+  for (let wait = RETRY_MS.first; ; wait = Math.min(wait * 2, RETRY_MS.last)) {
+    try {
+      await app.sandbox.close();
+      if (told > 0) process.stderr.write('payout-sandbox: every change is on disk now; stopping\n');
+      return;
+    } catch (err) {
+      if (!(err instanceof StoreWriteError)) throw err;
+      if (told++ % 12 === 0) {
+        process.stderr.write(
+          `payout-sandbox: cannot stop yet: accepted changes are not all on disk (${err.message}). Retrying until they are: free space. ` +
+            'A second SIGTERM/SIGINT stops now, and those changes are lost.\n',
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
 
 /**
  * SIGINT/SIGTERM: stop accepting, let in-flight requests finish (10 s at most), write
@@ -21,14 +46,15 @@ export function stopOnSignals(app: SandboxApp, serving: Serving): void {
     app.sandbox.scheduler.stop();
     app.sandbox.changes.close();
     await serving.close(10_000);
-    await app.sandbox.close();
+    await closeWhenWritten(app);
     const shortfall = coverageShortfall(app.sandbox.coverage.report(null), app.sandbox.config.coverageMin);
     if (shortfall) process.stderr.write(`payout-sandbox: ${shortfall}\n`);
     process.exit(shortfall ? EXIT_COVERAGE : 0);
   };
   const onSignal = (signal: string) => {
     if (stopping) {
-      process.stderr.write(`payout-sandbox: ${signal} again: stopping now, without waiting for requests in flight\n`);
+      const unwritten = app.sandbox.store.failure ? '; changes not yet on disk are lost' : '';
+      process.stderr.write(`payout-sandbox: ${signal} again: stopping now, without waiting for requests in flight${unwritten}\n`);
       process.exit(SIGNAL_EXIT[signal] ?? 1);
     }
     stopping = true;

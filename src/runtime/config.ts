@@ -3,6 +3,7 @@ import type { ClockMode } from '../clock.js';
 import type { Fixtures } from './fixtures.js';
 import { DEFAULT_SCENARIO } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
+import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -53,6 +54,8 @@ export interface SandboxConfig {
   coverageReport: string | null;
   /** Below this percentage of behaviours covered, shutdown fails (CLI: exit code 3). */
   coverageMin: number | null;
+  /** In-process only (no CLI option): the file layer's test hooks (a short write, a crash point). */
+  storeHooks: StoreHooks | null;
 }
 
 export const DEFAULT_FIXTURES = resolve(PACKAGE_ROOT, 'fixtures/default.json');
@@ -88,6 +91,7 @@ export const DEFAULTS: SandboxConfig = {
   coverageMin: null,
   fsync: true,
   compactBytes: 64 * 1024 * 1024,
+  storeHooks: null,
 };
 
 export type SandboxOptions = Partial<SandboxConfig>;

@@ -67,7 +67,10 @@ export interface SandboxCore extends DomainContext {
   resetState(): Promise<void>;
   /** The limits in force, or null for a limit that is off. */
   rateLimit(name: keyof RateLimits): RateLimitRule | null;
-  /** Writes everything and releases timers; nothing is answered after it. */
+  /**
+   * Releases timers and writes everything; nothing is answered after it. Rejects with a
+   * StoreWriteError when the changes cannot be written (a full disk): called again, it tries again.
+   */
   close(): Promise<void>;
 }
 

@@ -62,12 +62,17 @@ function outboxOf(domain: DomainContext, config: SandboxConfig, persist: () => P
   });
 }
 
-/** Timers and attempts stopped, everything written, the coverage report written if asked for. */
-async function shutDown(sb: SandboxCore): Promise<void> {
+/** Timers and attempts stopped (once). */
+function stopActivity(sb: SandboxCore): void {
   sb.scheduler.stop();
   sb.webhooks.close();
   sb.changes.close();
-  await sb.store.close();
+}
+
+/** Everything written (a StoreWriteError when it cannot be: called again, it tries again), then the coverage report. */
+async function writeOut(sb: SandboxCore): Promise<void> {
+  const { problem } = await sb.store.close();
+  if (problem) process.stderr.write(`payout-sandbox: ${problem}\n`);
   if (sb.config.coverageReport !== null) await writeCoverageReport(sb.config.coverageReport, sb.coverage.report(null));
 }
 
@@ -122,7 +127,9 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   let scenario = configuredScenario;
   const clock = new Clock({ mode: config.clock, speed: config.speed, start: config.clockStart ?? undefined });
   const random = new SandboxRandom(config.seed ?? undefined);
-  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), { fsync: config.fsync, compactBytes: config.compactBytes });
+  const notices: string[] = [];
+  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), { fsync: config.fsync, compactBytes: config.compactBytes, hooks: config.storeHooks ?? undefined }, notices);
+  for (const notice of notices) process.stderr.write(`payout-sandbox: ${notice}\n`);
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
   stampOwners(store.state);
   if (created) await store.persist();
@@ -134,8 +141,14 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
   const webhooks = outboxOf(domain, config, () => store.persist());
   const changes = new ChangeFeed();
   store.onChanged = (c) => changes.note(c);
+  // Writing works again after a failure: what fell due meanwhile (and the paused timers) run now.
+  store.onRecovered = () => {
+    logger.info('the data file is writable again: every change is on disk; due items run again');
+    scheduler.runDue().catch((err: unknown) => logger.error({ err }, 'running due items failed'));
+  };
   const startTime = config.clock === 'manual' ? (config.clockStart ?? DEFAULT_MANUAL_START) : null;
-  let closed = false;
+  let stopped = false;
+  let closed: Promise<void> | null = null;
   const core: SandboxCore = {
     ...domain,
     config,
@@ -158,10 +171,17 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
       await store.persist();
     },
     rateLimit: (name) => (config.rateLimits ? scenario.limits[name] : null),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await shutDown(core);
+    close: () => {
+      if (!stopped) {
+        stopped = true;
+        stopActivity(core);
+      }
+      // A close that could not write everything may be tried again; one that did is done.
+      closed ??= writeOut(core).catch((err: unknown) => {
+        closed = null;
+        throw err;
+      });
+      return closed;
     },
   };
   const sb: Sandbox = Object.assign(core, { admin: new Admin(core, fixtures.merchants.length) });

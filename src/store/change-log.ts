@@ -1,5 +1,6 @@
-import { open, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { COLLECTIONS, collectionOf, type Collection } from './collections.js';
+import { StoreFileError, StoreWriteError, fsProblem, writeError } from './file-errors.js';
 import type { Account, State } from './state.js';
 
 /**
@@ -17,8 +18,6 @@ export interface Batch {
   s: [number, number, number | null];
   c: Change[];
 }
-
-export class StoreFileError extends Error {}
 
 /** The scalars every batch carries (sequence counters and the sandbox clock). */
 export function scalarsOf(state: State): Batch['s'] {
@@ -69,13 +68,13 @@ export interface Replayed {
  * append: no newline at its end) is cut off the file with a warning; anything else wrong stops
  * the opening with the file and line named.
  */
-export async function replayLog(path: string, state: State): Promise<Replayed> {
+export async function replayLog(path: string, state: State, notices: string[] = []): Promise<Replayed> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { applied: 0, stale: 0, torn: 0, bytes: 0 };
-    throw err;
+    throw new StoreFileError(`${path}: cannot read the change log: ${fsProblem(err)}`);
   }
   const complete = text.lastIndexOf('\n') + 1;
   const torn = Buffer.byteLength(text.slice(complete));
@@ -106,34 +105,87 @@ export async function replayLog(path: string, state: State): Promise<Replayed> {
   });
   if (torn > 0) {
     const handle = await open(path, 'r+');
-    await handle.truncate(result.bytes);
-    await handle.close();
-    process.stderr.write(`payout-sandbox: ${path}: the last change-log line was cut short (a crash while writing; ${torn} bytes, never acknowledged); removed it, everything before it is kept\n`);
+    try {
+      await handle.truncate(result.bytes);
+    } finally {
+      await handle.close();
+    }
+    // Certain only with fsync on: a line is acknowledged after it is whole on disk. Under
+    // --no-fsync a power loss can cut a line that was acknowledged.
+    notices.push(
+      `${path}: the last change-log line was cut short (${torn} bytes: a stop while it was being written); removed it, everything before it is kept. ` +
+        'With fsync on (the default) nothing in it had been acknowledged; if the sandbox ran with --no-fsync, requests in it may have been answered.',
+    );
   }
   return result;
 }
 
-/** The open log: appends (with fdatasync when asked) and starts afresh after a compaction. */
+/** What the log needs of an open file (a FileHandle; a test double stands in for one to make writes fail). */
+export interface LogHandle {
+  write(buffer: Buffer, offset: number, length: number): Promise<{ bytesWritten: number }>;
+  datasync(): Promise<void>;
+  truncate(length: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type OpenLogHandle = (path: string) => Promise<LogHandle>;
+
+export const openLogHandle: OpenLogHandle = (path) => open(path, 'a');
+
+/**
+ * The open log: appends (with fdatasync when asked) and starts afresh after a compaction. An
+ * append is whole or not at all: a short write is written on until the line is complete; if that
+ * fails (a full disk) the file is cut back to its last whole line and the append fails, so a
+ * fragment never stays in the middle of the log.
+ */
 export class LogFile {
+  /** A failed append left bytes past `bytes` that could not be cut off yet: cut them before the next. */
+  private ragged = false;
+
   private constructor(
-    private readonly handle: FileHandle,
+    private readonly path: string,
+    private readonly handle: LogHandle,
     public bytes: number,
   ) {}
 
-  static async open(path: string, bytes: number): Promise<LogFile> {
-    return new LogFile(await open(path, 'a'), bytes);
+  static async open(path: string, bytes: number, openHandle: OpenLogHandle = openLogHandle): Promise<LogFile> {
+    try {
+      return new LogFile(path, await openHandle(path), bytes);
+    } catch (err) {
+      throw new StoreFileError(`${path}: cannot open the change log for writing: ${fsProblem(err)}`);
+    }
   }
 
   async append(text: string, sync: boolean): Promise<void> {
     const buf = Buffer.from(text);
-    await this.handle.write(buf);
+    try {
+      if (this.ragged) await this.cutBack();
+      let done = 0;
+      while (done < buf.length) {
+        const { bytesWritten } = await this.handle.write(buf, done, buf.length - done);
+        // A write that makes no progress will not make any by being repeated at once.
+        if (!(bytesWritten > 0)) throw new StoreWriteError(`${this.path}: a write stopped after ${done} of ${buf.length} bytes (the disk is full?)`, 'ENOSPC');
+        done += bytesWritten;
+      }
+      if (sync) await this.handle.datasync();
+    } catch (err) {
+      this.ragged = true;
+      await this.cutBack().catch(() => undefined);
+      throw writeError(err, `${this.path}: cannot append to the change log`);
+    }
     this.bytes += buf.length;
-    if (sync) await this.handle.datasync();
+  }
+
+  /** Cuts the file back to its last whole line (what `bytes` counts). */
+  private async cutBack(): Promise<void> {
+    await this.handle.truncate(this.bytes);
+    this.ragged = false;
   }
 
   async reset(sync: boolean): Promise<void> {
     await this.handle.truncate(0);
     this.bytes = 0;
+    this.ragged = false;
     if (sync) await this.handle.datasync();
   }
 

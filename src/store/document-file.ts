@@ -1,7 +1,9 @@
 import { isAscii } from 'node:buffer';
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
+import { checkDocument } from './document-schema.js';
+import { StoreFileError, fsProblem, writeError } from './file-errors.js';
 import type { State } from './state.js';
 
 /** Test hooks at the crash points of a compaction (a throw there stands for a crash). */
@@ -20,7 +22,8 @@ export interface CompactionHooks {
 export class DocumentFile implements Adapter<State> {
   /** The size of the last document written. */
   lastBytes = 0;
-  private readonly temp: string;
+  /** Where a compaction writes the next document before renaming it into place. */
+  readonly temp: string;
 
   constructor(
     private readonly path: string,
@@ -30,33 +33,68 @@ export class DocumentFile implements Adapter<State> {
     this.temp = join(dirname(path), `.${basename(path)}.tmp`);
   }
 
+  /**
+   * The document, checked (a StoreFileError naming the file and the problem otherwise), or null
+   * when there is no file: only a missing file means a new store.
+   */
   async read(): Promise<State | null> {
     let bytes: Buffer;
     try {
       bytes = await readFile(this.path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
+      throw new StoreFileError(`${this.path}: cannot read the data file: ${fsProblem(err)}`);
     }
     this.lastBytes = bytes.length;
-    // Plain ASCII (the usual case) decodes faster as Latin-1, and gives the same text.
-    return JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8')) as State;
+    let value: unknown;
+    try {
+      if (bytes.length === 0) throw new Error('the file is empty');
+      // Plain ASCII (the usual case) decodes faster as Latin-1, and gives the same text.
+      value = JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
+    } catch (err) {
+      throw new StoreFileError(`${this.path}: the data file is not valid JSON (${(err as Error).message}); see README "Data file and change log"`);
+    }
+    return checkDocument(this.path, value);
   }
 
-  /** Serializes at once (the caller's consistent cut: nothing awaits before it), then writes. */
+  /**
+   * Serializes at once (the caller's consistent cut: nothing awaits before it), then writes. A
+   * write that fails (a full disk) leaves the old document in place and no temporary file behind.
+   */
   async write(state: State): Promise<void> {
     const text = JSON.stringify(state);
-    const file = await open(this.temp, 'w');
     try {
-      await file.writeFile(text);
-      if (this.sync) await file.sync();
-    } finally {
-      await file.close();
+      const file = await open(this.temp, 'w');
+      try {
+        await file.writeFile(text);
+        if (this.sync) await file.sync();
+      } finally {
+        await file.close();
+      }
+    } catch (err) {
+      await unlink(this.temp).catch(() => undefined);
+      throw writeError(err, `${this.path}: cannot write the data file`);
     }
     await this.hooks.beforeRename?.();
-    await rename(this.temp, this.path);
+    try {
+      await rename(this.temp, this.path);
+    } catch (err) {
+      await unlink(this.temp).catch(() => undefined);
+      throw writeError(err, `${this.path}: cannot replace the data file`);
+    }
     if (this.sync) await syncDirectory(dirname(this.path));
     this.lastBytes = Buffer.byteLength(text);
+  }
+
+  /** A compaction stopped before its rename leaves its temporary file: removed at start (the document in place is whole). */
+  async removeLeftover(): Promise<boolean> {
+    try {
+      await unlink(this.temp);
+      return true;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw new StoreFileError(`${this.temp}: cannot remove a compaction's leftover: ${fsProblem(err)}`);
+    }
   }
 }
 

@@ -1,31 +1,57 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low } from 'lowdb';
-import { LogFile, StoreFileError, changeOf, replayLog, scalarsOf, type Batch } from './change-log.js';
+import { LogFile, changeOf, replayLog, scalarsOf, type Batch, type OpenLogHandle } from './change-log.js';
 import type { Collection } from './collections.js';
 import { DocumentFile, type CompactionHooks } from './document-file.js';
+import { StoreWriteError, writeError } from './file-errors.js';
+import { DataLock } from './lock.js';
 import type { Account, State } from './state.js';
 
-export { StoreFileError } from './change-log.js';
+export { StoreFileError, StoreWriteError } from './file-errors.js';
 export type { CompactionHooks } from './document-file.js';
+
+/** Test hooks of the file layer: the compaction's crash points, and the log's file handle. */
+export interface StoreHooks extends CompactionHooks {
+  /** Opens the change log's handle (a test double makes writes short or failing). */
+  openLog?: OpenLogHandle;
+}
 
 /**
  * lowdb behind one interface: a JSON document with its change log, or memory only. Callers change
  * `state` synchronously (so a check and the change it guards can never interleave with another
  * request), tell each changed record (`changed`, through the Repo), and then await `persist()`,
  * which resolves once that change is on disk; only then is it acknowledged to the client.
+ *
+ * A write that fails (a full disk) rejects every persist() waiting on it: none of those requests
+ * is acknowledged. The changes stay in memory and the store writes them again, with back-off,
+ * until it can (`failure` says why meanwhile); until then `durable()` keeps answers that could
+ * show them from going out. So a change is either on disk before anyone learns of it, or never
+ * shown and written later.
  */
 export interface Store {
   readonly kind: 'file' | 'memory';
   readonly path: string | null;
   /** The whole state; assigning it replaces everything (reset, snapshot restore): a compaction. */
   state: State;
-  /** Resolves when everything changed so far is written. */
+  /** Resolves when everything changed so far is written; rejects when that write fails. */
   persist(): Promise<void>;
+  /** Null when every change so far is on disk; else persist(): an answer that may show a change waits for it. */
+  durable(): Promise<void> | null;
   /** A record was added, changed or removed: the next persist writes it. */
   changed(c: Collection, id: string): void;
-  /** Writes everything (a compaction, for a file) and closes the files. */
-  close(): Promise<void>;
+  /** Why changes cannot be written now (they are retried with back-off), or null. */
+  readonly failure: StoreWriteError | null;
+  /** Called when writing works again after a failure (set by the runtime: due items run again). */
+  onRecovered: (() => void) | null;
+  /** Tells the lock which port the sandbox listens on (for the message a second process gets). */
+  announce(port: number): Promise<void>;
+  /**
+   * Writes every change and closes the files: rejects (the store stays open, retrying) when the
+   * changes cannot be written; once they are, tries a compaction, whose failure is only a
+   * `problem` (the log keeps everything), and lets go of the lock.
+   */
+  close(): Promise<{ problem: string | null }>;
   /** Told of every change (live views): set by the runtime. */
   onChanged: ((c: Collection) => void) | null;
 }
@@ -33,7 +59,9 @@ export interface Store {
 class MemoryStore implements Store {
   readonly kind = 'memory';
   readonly path = null;
+  readonly failure = null;
   onChanged: ((c: Collection) => void) | null = null;
+  onRecovered: (() => void) | null = null;
   constructor(public state: State) {}
   changed(c: Collection): void {
     this.onChanged?.(c);
@@ -41,8 +69,14 @@ class MemoryStore implements Store {
   persist(): Promise<void> {
     return Promise.resolve();
   }
-  close(): Promise<void> {
+  durable(): null {
+    return null;
+  }
+  announce(): Promise<void> {
     return Promise.resolve();
+  }
+  close(): Promise<{ problem: null }> {
+    return Promise.resolve({ problem: null });
   }
 }
 
@@ -51,7 +85,21 @@ export interface FileStoreOptions {
   fsync: boolean;
   /** Compact when the log is past this many bytes and past the document's size. */
   compactBytes: number;
-  hooks?: CompactionHooks;
+  hooks?: StoreHooks;
+}
+
+/** Back-off of the writes retried after a failure: from the first to the last, doubling. */
+export const RETRY_MS = { first: 100, last: 5_000 };
+
+/** After a compaction that was only a tidy-up failed, the appends go on and none is tried for this long. */
+const COMPACT_RETRY_MS = 60_000;
+
+/** What a write cut from the dirty set, to put back if the write fails. */
+interface Cut {
+  dirty: Map<string, [Collection, string]>;
+  ledgers: Array<[Account, number | undefined]>;
+  scalars: string;
+  seq: number;
 }
 
 /**
@@ -59,23 +107,39 @@ export interface FileStoreOptions {
  * way, the changes of everything that happens meanwhile go out together in the next one: a log
  * append of the changed records (the cost of what changed), or, when the log has outgrown its
  * threshold or the whole state was replaced, a compaction: a fresh document, then an empty log.
+ * A failed write puts what it carried back into the dirty set, so the next one carries it again.
  */
 class FileStore implements Store {
   readonly kind = 'file';
   private dirty = new Map<string, [Collection, string]>();
   /** How much of each account's ledger the document and log hold (by object: a replaced account is written whole). */
   private ledgerWritten = new WeakMap<Account, number>();
-  private compactNext = false;
+  /** The state was replaced: only a compaction can write it. */
+  private mustCompact = false;
+  /** A compaction would tidy up (the log outgrew its threshold, stale lines): tried, and an append if it fails. */
+  private wantCompact = false;
+  /** After a tidy-up failed (no room for a second document), none is tried again before this (performance.now()). */
+  private compactAfter = 0;
   private lastScalars = '';
   private chain: Promise<void> = Promise.resolve();
   private next: Promise<void> | null = null;
   private documentBytes = 0;
+  /** Changes told so far, and how many of them are on disk. */
+  private changeSeq = 0;
+  private durableSeq = 0;
+  failure: StoreWriteError | null = null;
+  private retryTimer: NodeJS.Timeout | null = null;
+  private retryMs = RETRY_MS.first;
+  private closed = false;
+  onChanged: ((c: Collection) => void) | null = null;
+  onRecovered: (() => void) | null = null;
 
   constructor(
     readonly path: string,
     private readonly db: Low<State>,
     private readonly document: DocumentFile,
     private readonly log: LogFile,
+    private readonly lock: DataLock,
     private readonly options: FileStoreOptions,
   ) {
     this.markWritten();
@@ -89,19 +153,19 @@ class FileStore implements Store {
 
   set state(next: State) {
     this.db.data = next;
-    this.compactNext = true;
+    this.mustCompact = true;
+    this.changeSeq += 1;
     this.dirty.clear();
   }
 
   /** Asks for a compaction at the next write (a new store's first write, a log found with stale lines). */
   compactSoon(): void {
-    this.compactNext = true;
+    this.mustCompact = true;
   }
-
-  onChanged: ((c: Collection) => void) | null = null;
 
   changed(c: Collection, id: string): void {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
+    this.changeSeq += 1;
     this.onChanged?.(c);
   }
 
@@ -109,31 +173,120 @@ class FileStore implements Store {
     if (this.next) return this.next;
     const next = this.chain.then(() => {
       this.next = null;
-      return this.write();
+      return this.write().then(
+        () => this.succeeded(),
+        (err: unknown) => {
+          throw this.failed(err);
+        },
+      );
     });
     this.next = next;
     this.chain = next.catch(() => undefined);
     return next;
   }
 
-  async close(): Promise<void> {
-    this.compactNext = true;
+  durable(): Promise<void> | null {
+    if (this.durableSeq === this.changeSeq && this.failure === null && !this.mustCompact) return null;
+    return this.persist();
+  }
+
+  announce(port: number): Promise<void> {
+    return this.lock.announce(port);
+  }
+
+  async close(): Promise<{ problem: string | null }> {
+    if (this.closed) return { problem: null };
     await this.persist();
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    let problem: string | null = null;
+    try {
+      this.wantCompact = true;
+      await this.compactNow();
+    } catch (err) {
+      problem = `could not compact the change log into ${this.path} (${(err as Error).message}); it is kept, and replayed at the next start`;
+    }
     await this.log.close();
+    await this.lock.release();
+    return { problem };
+  }
+
+  /** Stops as a killed process would: nothing more written, the log's handle closed, the lock left behind. */
+  async crash(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.log.close();
+    this.lock.forget();
+  }
+
+  private succeeded(): void {
+    this.retryMs = RETRY_MS.first;
+    if (this.failure === null) return;
+    this.failure = null;
+    this.onRecovered?.();
+  }
+
+  /** Records the failure and arms a retry with back-off (the changes stay dirty, so it writes them). */
+  private failed(err: unknown): StoreWriteError {
+    const e = writeError(err, `${this.path}: cannot write`);
+    this.failure = e;
+    if (!this.closed && this.retryTimer === null) {
+      this.retryTimer = setTimeout(() => {
+        this.retryTimer = null;
+        this.persist().catch(() => undefined);
+      }, this.retryMs);
+      this.retryTimer.unref();
+      this.retryMs = Math.min(this.retryMs * 2, RETRY_MS.last);
+    }
+    return e;
   }
 
   private async write(): Promise<void> {
-    const { compactBytes } = this.options;
-    if (this.compactNext || this.log.bytes > Math.max(compactBytes, this.documentBytes)) return this.compact();
+    if (this.mustCompact) return this.compactNow();
+    const outgrown = this.wantCompact || this.log.bytes > Math.max(this.options.compactBytes, this.documentBytes);
+    if (outgrown && performance.now() >= this.compactAfter) {
+      // A tidy-up that fails (no room for a second document) must not stop the appends.
+      try {
+        return await this.compactNow();
+      } catch {
+        this.wantCompact = false;
+        this.compactAfter = performance.now() + COMPACT_RETRY_MS;
+      }
+    }
+    const cut = this.cut();
     const line = this.batch();
-    if (line === null) return;
+    if (line === null) {
+      this.durableSeq = Math.max(this.durableSeq, cut.seq);
+      return;
+    }
     try {
       await this.log.append(line, this.options.fsync);
     } catch (err) {
-      // What that append carried is in the state: the next write puts all of it in a document.
-      this.compactNext = true;
+      this.putBack(cut);
       throw err;
     }
+    this.durableSeq = Math.max(this.durableSeq, cut.seq);
+  }
+
+  /** What the next write is about to take out of the dirty set (before batch() or a compaction takes it). */
+  private cut(): Cut {
+    const accounts = this.db.data.accounts;
+    const ledgers: Cut['ledgers'] = [];
+    for (const [c, id] of this.dirty.values()) {
+      const a = c === 'accounts' ? accounts[id] : undefined;
+      if (a) ledgers.push([a, this.ledgerWritten.get(a)]);
+    }
+    return { dirty: new Map(this.dirty), ledgers, scalars: this.lastScalars, seq: this.changeSeq };
+  }
+
+  /** A write failed: what it carried is dirty again (beside whatever changed meanwhile). */
+  private putBack(cut: Cut): void {
+    for (const [key, entry] of cut.dirty) if (!this.dirty.has(key)) this.dirty.set(key, entry);
+    for (const [a, n] of cut.ledgers) {
+      if (n === undefined) this.ledgerWritten.delete(a);
+      else this.ledgerWritten.set(a, n);
+    }
+    this.lastScalars = cut.scalars;
   }
 
   /** The changes since the last write as one log line (null: nothing changed). Synchronous: a consistent cut. */
@@ -154,21 +307,37 @@ class FileStore implements Store {
     return `${JSON.stringify(batch)}\n`;
   }
 
-  /** A fresh document of the whole state (atomically), then an empty log. */
-  private async compact(): Promise<void> {
+  /**
+   * A fresh document of the whole state (atomically), then an empty log. Failing before the new
+   * document is in place, it leaves everything as it was (the generation, what is dirty); after,
+   * the document holds everything and the log's older lines are skipped as stale.
+   */
+  private async compactNow(): Promise<void> {
     const state = this.db.data;
-    state.log_generation = (state.log_generation ?? 0) + 1;
-    this.compactNext = false;
+    const generation = state.log_generation ?? 0;
+    const cut = this.cut();
+    const all = Object.values(state.accounts).map((a) => [a, this.ledgerWritten.get(a)] as [Account, number | undefined]);
+    const wasMust = this.mustCompact;
+    state.log_generation = generation + 1;
+    this.mustCompact = this.wantCompact = false;
     this.dirty.clear();
     this.markWritten();
     this.lastScalars = JSON.stringify(scalarsOf(state));
     try {
       this.documentBytes = await this.db.write().then(() => this.document.lastBytes);
-      await this.options.hooks?.beforeLogReset?.();
-      await this.log.reset(this.options.fsync);
     } catch (err) {
-      this.compactNext = true;
+      if (state === this.db.data) state.log_generation = generation;
+      this.mustCompact = wasMust || this.mustCompact;
+      this.putBack({ ...cut, ledgers: all });
       throw err;
+    }
+    this.durableSeq = Math.max(this.durableSeq, cut.seq);
+    await this.options.hooks?.beforeLogReset?.();
+    try {
+      await this.log.reset(this.options.fsync);
+    } catch {
+      // The document holds everything; the log's lines are of the older generation, skipped at the next start.
+      this.wantCompact = true;
     }
   }
 
@@ -177,37 +346,49 @@ class FileStore implements Store {
   }
 }
 
+/**
+ * For tests of a crash: the store stops as a killed process would (nothing more written, the
+ * lock file left behind for the next start to take over). A memory store has nothing to leave.
+ */
+export async function crashStore(store: Store): Promise<void> {
+  if (store instanceof FileStore) await store.crash();
+}
+
 /** Where the change log of a data file is. */
 export function logPathOf(data: string): string {
   return `${data}.log`;
 }
 
 /**
- * Opens the store: the document read, the log replayed onto it. `init` gives the state of a new
- * store (fixtures); it is called only when the file does not exist yet (or for memory). Nothing
- * is written until the first persist().
+ * Opens the store: the lock taken first (nothing of the data file is read before), a compaction's
+ * leftover removed, the document read and checked, the log replayed onto it. `init` gives the
+ * state of a new store (fixtures); it is called only when the file does not exist (or for
+ * memory): any other file that is not a valid data file stops the opening (StoreFileError) with
+ * every byte left as it was. Nothing is written until the first persist(). `notices` get what an
+ * operator should be told (a torn line cut, a stale lock taken over, a leftover removed).
  */
 export async function openStore(
   data: string,
   init: () => State,
   options: FileStoreOptions,
+  notices: string[] = [],
 ): Promise<{ store: Store; created: boolean }> {
   if (data === 'memory') return { store: new MemoryStore(init()), created: true };
-  const document = new DocumentFile(data, options.fsync, options.hooks);
-  let existing: State | null;
-  try {
-    existing = await document.read();
-  } catch (err) {
-    throw new StoreFileError(`${data}: the data file is not valid JSON (${(err as Error).message}); see README "Data file and change log"`);
-  }
-  if (existing !== null && (typeof existing !== 'object' || existing.schema_version !== 1)) {
-    throw new StoreFileError(`${data}: not a payout-sandbox data file (schema_version must be 1)`);
-  }
   await mkdir(dirname(data), { recursive: true });
-  const state = existing ?? init();
-  const replayed = existing ? await replayLog(logPathOf(data), state) : { bytes: 0, stale: 0 };
-  const db = new Low<State>(document, state);
-  const store = new FileStore(data, db, document, await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0), options);
-  if (!existing || replayed.stale > 0) store.compactSoon();
-  return { store, created: existing === null };
+  const lock = await DataLock.acquire(data, notices);
+  try {
+    const document = new DocumentFile(data, options.fsync, options.hooks);
+    if (await document.removeLeftover()) notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (${data} in place is whole)`);
+    const existing = await document.read();
+    const state = existing ?? init();
+    const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0 };
+    const db = new Low<State>(document, state);
+    const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog);
+    const store = new FileStore(data, db, document, log, lock, options);
+    if (!existing || replayed.stale > 0) store.compactSoon();
+    return { store, created: existing === null };
+  } catch (err) {
+    await lock.release();
+    throw err;
+  }
 }

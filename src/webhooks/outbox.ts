@@ -140,9 +140,19 @@ export class WebhookOutbox {
     if (!d || d.next_attempt !== item.id) return;
     d.next_attempt = null;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
+    const at = this.ctx.clocks.now(d.merchant_id);
+    const before = this.generations.of(d.merchant_id);
+    // What a delivery tells goes out only once it is on disk (a restart never takes back what a
+    // receiver was told); if it cannot be written now, the attempt waits for the store's recovery.
+    try {
+      await this.ctx.persist();
+    } catch {
+      if (before === this.generations.of(d.merchant_id) && !this.closing) this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
+      return;
+    }
+    if (before !== this.generations.of(d.merchant_id) || this.closing) return;
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
-    const at = this.ctx.clocks.now(d.merchant_id);
     const { timeoutMs } = this.ctx.scenario().webhooks;
     const raw = JSON.stringify(d.body);
     const controller = new AbortController();

@@ -1,0 +1,173 @@
+import { unlinkSync } from 'node:fs';
+import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
+import { StoreFileError, fsProblem } from './file-errors.js';
+
+/** What the lock file beside a data file says of its holder. */
+export interface LockInfo {
+  pid: number;
+  host: string;
+  /** Null until the holder listens. */
+  port: number | null;
+  started_at: string;
+}
+
+/** Where the lock of a data file is. */
+export function lockPathOf(data: string): string {
+  return `${data}.lock`;
+}
+
+/** Locks this process holds, by absolute path: released at exit, and told apart from a stale lock with our pid. */
+const HELD = new Set<string>();
+let exitHook = false;
+
+function releaseAllAtExit(): void {
+  if (exitHook) return;
+  exitHook = true;
+  process.once('exit', () => {
+    for (const path of HELD) {
+      try {
+        unlinkSync(path);
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
+async function readInfo(path: string): Promise<LockInfo | null | 'gone'> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 'gone';
+    throw new StoreFileError(`${path}: cannot read the lock file: ${fsProblem(err)}`);
+  }
+  try {
+    const info = JSON.parse(text) as LockInfo;
+    return typeof info?.pid === 'number' ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the holder named in a lock may still run (a holder on another host cannot be checked: it may). */
+function mayRun(info: LockInfo, path: string): boolean {
+  if (info.host !== hostname()) return true;
+  // Our own pid: held by this process only if one of its stores holds it (a container's pid 1
+  // finds the lock its previous run, also pid 1, left behind).
+  if (info.pid === process.pid) return HELD.has(path);
+  try {
+    process.kill(info.pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function holderText(info: LockInfo): string {
+  const port = info.port === null ? 'not listening yet' : `port ${info.port}`;
+  const host = info.host === hostname() ? '' : ` on host ${info.host}`;
+  return `the sandbox pid ${info.pid}${host} (${port}, started ${info.started_at})`;
+}
+
+/**
+ * One data file, one process: a lock file beside it (`<data>.lock`, JSON: pid, host, port, start
+ * time), made atomically (written under a temporary name, then hard-linked into place, which
+ * fails if it exists) before anything of the data file is read. A lock whose process is gone is
+ * taken over, with a notice; a live one stops the start naming its holder.
+ */
+export class DataLock {
+  private info: LockInfo;
+
+  private constructor(
+    readonly path: string,
+    info: LockInfo,
+  ) {
+    this.info = info;
+  }
+
+  static async acquire(data: string, notices: string[]): Promise<DataLock> {
+    const path = resolve(lockPathOf(data));
+    const info: LockInfo = { pid: process.pid, host: hostname(), port: null, started_at: new Date().toISOString() };
+    const temp = `${path}.${process.pid}.tmp`;
+    try {
+      await writeFile(temp, `${JSON.stringify(info)}\n`);
+    } catch (err) {
+      throw new StoreFileError(`${lockPathOf(data)}: cannot write the lock file beside the data file: ${fsProblem(err)}`);
+    }
+    try {
+      for (let attempt = 0; attempt < 5; attempt++) {
+        try {
+          await link(temp, path);
+          HELD.add(path);
+          releaseAllAtExit();
+          return new DataLock(path, info);
+        } catch (err) {
+          if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreFileError(`${lockPathOf(data)}: cannot take the lock: ${fsProblem(err)}`);
+        }
+        const held = await readInfo(path);
+        if (held === 'gone') continue;
+        if (held !== null && mayRun(held, path)) {
+          throw new StoreFileError(
+            `${data} is in use by ${holderText(held)}: one data file serves one sandbox at a time. Stop that one, or start this one with another --data (or --data memory).` +
+              (held.host === hostname() ? '' : ` If that process is gone, delete ${lockPathOf(data)}.`),
+          );
+        }
+        if (await takeOver(path, held)) {
+          const by = held === null ? 'a lock file that is not one of ours (unreadable)' : held.pid === process.pid ? `an earlier run with this same pid ${held.pid} (a restarted container)` : `pid ${held.pid}, which is no longer running`;
+          notices.push(`${lockPathOf(data)}: took over the lock left by ${by}`);
+        }
+      }
+      throw new StoreFileError(`${lockPathOf(data)}: could not take the lock (other sandboxes kept taking it); try again`);
+    } finally {
+      await unlink(temp).catch(() => undefined);
+    }
+  }
+
+  /** The port the holder listens on, written into the lock (replaced atomically: the lock is held throughout). */
+  async announce(port: number): Promise<void> {
+    this.info = { ...this.info, port };
+    const temp = `${this.path}.${process.pid}.tmp`;
+    await writeFile(temp, `${JSON.stringify(this.info)}\n`);
+    await rename(temp, this.path);
+  }
+
+  /** Lets go of the lock as a dead process does: the file stays, and the next start takes it over (tests of a crash). */
+  forget(): void {
+    HELD.delete(this.path);
+  }
+
+  /** Removes the lock, if it is still ours. */
+  async release(): Promise<void> {
+    if (!HELD.delete(this.path)) return;
+    const now = await readInfo(this.path).catch(() => null);
+    if (now !== 'gone' && now !== null && (now.pid !== this.info.pid || now.started_at !== this.info.started_at)) return;
+    await unlink(this.path).catch(() => undefined);
+  }
+}
+
+/**
+ * Moves a stale lock aside so the next link can take its place. Two processes taking over the same
+ * stale lock at once: the rename moves it for one of them; if what one moved is no longer the
+ * stale lock it read (the other had taken it over already), it puts it back.
+ */
+async function takeOver(path: string, stale: LockInfo | null): Promise<boolean> {
+  const aside = `${path}.stale-${process.pid}`;
+  try {
+    await rename(path, aside);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new StoreFileError(`${path}: cannot take over a stale lock: ${fsProblem(err)}`);
+  }
+  const moved = await readInfo(aside);
+  const same = moved !== 'gone' && (moved === null ? stale === null : stale !== null && moved.pid === stale.pid && moved.started_at === stale.started_at);
+  if (!same) {
+    await link(aside, path).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+    return false;
+  }
+  await unlink(aside).catch(() => undefined);
+  return true;
+}
