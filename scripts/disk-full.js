@@ -35,9 +35,10 @@ const fixtures = {
 };
 const headers = { 'x-merchant-email': MERCHANT.email, 'x-api-key': MERCHANT.key, 'x-api-secret': MERCHANT.secret, 'content-type': 'application/json' };
 
+class Failed extends Error {}
+
 function fail(message) {
-  process.stderr.write(`disk-full: ${message}\n`);
-  process.exit(1);
+  throw new Failed(message);
 }
 
 function start(data, fixturesFile) {
@@ -95,12 +96,12 @@ async function fill(base, tag, acked, answers) {
 const statusOf = (base, ref) =>
   fetch(`${base}/api/v1/public/payment/transfer/status?client_ref_id=${ref}`, { headers }).then(async (r) => ({ code: r.status, json: await r.json() }));
 
-/** Waits (at most `ms`) until `check` is true, asking again as soon as the last answer came. */
+/** Waits (at most `ms`) until `check` is true, asking again 10 ms after each answer (not a tight loop on the sandbox). */
 async function until(what, check, ms = 20_000) {
   const end = Date.now() + ms;
   while (Date.now() < end) {
     if (await check().catch(() => false)) return;
-    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   fail(`timed out waiting for ${what}`);
 }
@@ -124,6 +125,23 @@ try {
 const data = join(disk, 'db.json');
 const report = { phases: [] };
 const children = [];
+/** Whatever happens (a failure, a signal), the sandboxes are stopped and the tmpfs unmounted. */
+function cleanUp() {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  try {
+    execFileSync('umount', ['-l', disk]);
+  } catch {
+    // Already unmounted.
+  }
+  rmSync(dir, { recursive: true, force: true });
+}
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(1);
+  });
+}
+let failure = null;
 try {
   // 1. The disk fills while the sandbox runs; space comes back; it goes on by itself.
   const first = start(data, fixturesFile);
@@ -175,15 +193,17 @@ try {
   report.phases.push({ phase: 'restart', acknowledged: acked.size, lost: lostAfter, stored: payouts, balanceOk, exitCode: code2 });
   report.lost = lost + lostAfter;
   report.ok = report.lost === 0 && refusedWhileFull && upWhileFull && code === 0 && code2 === 0 && balanceOk && payouts >= acked.size;
+} catch (err) {
+  if (!(err instanceof Failed)) throw err;
+  failure = err.message;
 } finally {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   await Promise.all(children.map((c) => (c.exitCode === null && c.signalCode === null ? new Promise((r) => c.once('exit', r)) : null)));
-  try {
-    execFileSync('umount', [disk]);
-  } catch {
-    // Already unmounted.
-  }
-  rmSync(dir, { recursive: true, force: true });
+  cleanUp();
+}
+if (failure !== null) {
+  process.stderr.write(`disk-full: ${failure}\n`);
+  process.exit(1);
 }
 if (JSON_OUT) console.log(JSON.stringify(report));
 else {

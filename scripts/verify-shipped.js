@@ -3,7 +3,7 @@
 // validating a shipped file that has not changed since (src/input-file.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fixturesFromValue } from '../dist/runtime/fixtures.js';
+import { fixturesFromValue } from '../dist/sandbox/fixtures.js';
 import { scenarioFromValue } from '../dist/scenario/scenario.js';
 import { PACKAGE_ROOT } from '../dist/version.js';
 import { VERIFIED_FILES, sha256 } from '../dist/input-file.js';

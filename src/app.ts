@@ -11,8 +11,8 @@ import { mountOperations } from './http/mount.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
 import { requestId, requestTracking } from './http/requests.js';
-import type { SandboxOptions } from './runtime/config.js';
-import { openSandbox, type Sandbox } from './runtime/sandbox.js';
+import type { SandboxOptions } from './sandbox/config.js';
+import { openSandbox, type Sandbox } from './admin/sandbox.js';
 import { StoreWriteError } from './store/store.js';
 
 export type SandboxApp = Express & { sandbox: Sandbox };
@@ -31,6 +31,21 @@ const refuseOversized: express.RequestHandler = (req, res, next) => {
   res.set('Connection', 'close');
   res.once('finish', () => req.socket.destroySoon());
   next(tooLarge());
+};
+
+/**
+ * A body that came but was not read (no Content-Type, or one neither parser takes: Python's
+ * `requests.post(url, data=json.dumps(body))` sends none) is refused saying why, rather than
+ * answered as if its fields were missing. Envelope A 400 on the emulated API, `{ error }` on the
+ * control API.
+ */
+const refuseUnreadBody: express.RequestHandler = (req, _res, next) => {
+  const length = Number(req.headers['content-length'] ?? 0);
+  const hasBody = length > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody || req.body !== undefined) return next();
+  const type = req.headers['content-type'];
+  const sent = type ? `Content-Type ${type.split(';')[0]}` : 'no Content-Type';
+  next(new RequestError(400, `The request body was not read (${sent}): send Content-Type: application/json or application/x-www-form-urlencoded.`));
 };
 
 /** The emulated API: every operation of the reference, mounted from its description on the app itself. */
@@ -55,6 +70,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.use(refuseOversized);
   app.use(express.json({ limit: BODY_LIMIT }));
   app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
+  app.use(refuseUnreadBody);
   // The emulated API's routes first, so its requests meet nothing else; then the control API.
   mountApi(app, sb);
   const control = controlRouter(sb);
@@ -85,14 +101,24 @@ function isSandbox(x: SandboxOptions | Sandbox): x is Sandbox {
 function coverError(sb: Sandbox, res: express.Response, err: BusinessError | RequestError | CheckoutError): void {
   const merchant = (res.locals.merchant as { merchant_id?: string } | undefined)?.merchant_id;
   if (merchant === undefined) return;
-  if (err instanceof BusinessError) sb.coverage.hit(merchant, `error.${err.code}`);
-  else if (err instanceof FaultError) sb.coverage.hit(merchant, `fault.${err.rule}`);
-  else if (err instanceof RequestError && err.httpCode === 400) sb.coverage.hit(merchant, 'request.validation');
+  if (err instanceof BusinessError) sb.events.behaviour(merchant, `error.${err.code}`);
+  else if (err instanceof FaultError) sb.events.behaviour(merchant, `fault.${err.rule}`);
+  else if (err instanceof RequestError && err.httpCode === 400) sb.events.behaviour(merchant, 'request.validation');
 }
 
 interface HttpError extends Error {
   status?: number;
   type?: string;
+}
+
+/** An error that is the client's (a refusal of the reference, or a body that could not be read), as one; else null. */
+function asRefusal(err: unknown): BusinessError | RequestError | CheckoutError | null {
+  if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) return err;
+  const e = err as HttpError;
+  if (e?.type === 'entity.parse.failed') return new RequestError(400, 'The request body is not valid JSON.');
+  if (e?.type === 'entity.too.large') return tooLarge();
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new RequestError(e.status, e.message || 'The request could not be read.');
+  return null;
 }
 
 function errorHandler(sb: Sandbox): ErrorRequestHandler {
@@ -101,15 +127,15 @@ function errorHandler(sb: Sandbox): ErrorRequestHandler {
       req.socket.destroy();
       return;
     }
-    if (err instanceof BusinessError || err instanceof RequestError || err instanceof CheckoutError) {
-      coverError(sb, res, err);
-      return sendError(res, err);
+    const refused = asRefusal(err);
+    // Before its router, a control-API request's refusal (an unread body) is in its own shape too.
+    if (refused instanceof RequestError && refused.httpCode < 500 && req.path.startsWith('/__sandbox')) {
+      res.set(refused.headers).status(refused.httpCode).json({ error: refused.message });
+      return;
     }
-    const e = err as HttpError;
-    if (e?.type === 'entity.parse.failed') return sendError(res, new RequestError(400, 'The request body is not valid JSON.'));
-    if (e?.type === 'entity.too.large') return sendError(res, tooLarge());
-    if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
-      return sendError(res, new RequestError(e.status, e.message || 'The request could not be read.'));
+    if (refused) {
+      coverError(sb, res, refused);
+      return sendError(res, refused);
     }
     if (err instanceof StoreWriteError) {
       // The change stays in memory and is written when the store can (it is never shown before).

@@ -4,8 +4,8 @@ import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
 import { stopOnSignals } from './signals.js';
 import { serve, type Serving } from './listen.js';
-import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, flagOf, isLoopback, percentProblem, rangeProblem, type SandboxOptions } from './runtime/config.js';
-import { FixturesError } from './runtime/fixtures.js';
+import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, flagOf, isLoopback, percentProblem, rangeProblem, type SandboxOptions } from './sandbox/config.js';
+import { FixturesError } from './sandbox/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
 import { StoreFileError, StoreWriteError } from './store/store.js';
 import { VERSION } from './version.js';
@@ -153,10 +153,13 @@ export async function main(argv: string[]): Promise<void> {
     serving = await serve(app, config.host, config.port, config.checkoutPort, config);
   } catch (err) {
     process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
-    await app.sandbox.close();
+    await app.sandbox.close().catch((e: unknown) => process.stderr.write(`payout-sandbox: and could not write everything: ${(e as Error).message}\n`));
     process.exit(1);
   }
-  await app.sandbox.store.announce(Number(new URL(serving.url).port));
+  // The port in the lock is for the message a second sandbox gets: not worth failing a start for.
+  await app.sandbox.store.announce(Number(new URL(serving.url).port)).catch((e: unknown) => {
+    process.stderr.write(`payout-sandbox: could not write the port into the lock file (${(e as Error).message})\n`);
+  });
   stopOnSignals(app, serving);
   // The banner last: whoever waits for it can signal the process at once.
   if (config.insecureOpenControl && !isLoopback(config.host) && config.adminToken === null) {

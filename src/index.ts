@@ -1,16 +1,16 @@
 import { createApp, type SandboxApp } from './app.js';
 import { serve, type Serving } from './listen.js';
-import type { Admin, NewMerchantInput } from './runtime/admin.js';
-import type { Sandbox } from './runtime/sandbox.js';
-import { credentialHeaders } from './runtime/views.js';
-import type { SandboxOptions } from './runtime/config.js';
-import { coverageShortfall } from './runtime/coverage.js';
+import type { Admin, NewMerchantInput } from './admin/admin.js';
+import type { Sandbox } from './admin/sandbox.js';
+import { credentialHeaders } from './admin/views.js';
+import type { SandboxOptions } from './sandbox/config.js';
+import { coverageShortfall } from './observe/coverage.js';
 
 export { appOf, createApp, type SandboxApp } from './app.js';
-export type { Admin } from './runtime/admin.js';
-export type { SandboxConfig, SandboxOptions } from './runtime/config.js';
-export type { Fixtures } from './runtime/fixtures.js';
-export { openSandbox, type Sandbox } from './runtime/sandbox.js';
+export type { Admin } from './admin/admin.js';
+export type { SandboxConfig, SandboxOptions } from './sandbox/config.js';
+export type { Fixtures } from './sandbox/fixtures.js';
+export { openSandbox, type Sandbox } from './admin/sandbox.js';
 export type { ScenarioFile } from './scenario/schema.js';
 export { signBody } from './webhooks/outbox.js';
 export { VERSION } from './version.js';

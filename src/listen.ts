@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Express } from 'express';
-import { precompileParsers } from './http/validation.js';
+import { precompileParsers } from './contract/parse.js';
 
-/** Limits on clients: slow or idle ones cannot hold the server (see README "Running a shared sandbox"). */
+/** Limits on clients: slow or idle ones cannot hold the server (see docs/operations.md "Running a shared sandbox"). */
 export interface ServerLimits {
   maxConnections: number;
   headersTimeout: number;

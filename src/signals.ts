@@ -1,6 +1,6 @@
 import type { SandboxApp } from './app.js';
 import type { Serving } from './listen.js';
-import { coverageShortfall } from './runtime/coverage.js';
+import { coverageShortfall } from './observe/coverage.js';
 import { RETRY_MS, StoreWriteError } from './store/store.js';
 
 /** Exit code of a shutdown below --coverage-min. */
@@ -24,7 +24,7 @@ async function closeWhenWritten(app: SandboxApp): Promise<void> {
       if (!(err instanceof StoreWriteError)) throw err;
       if (told++ % 12 === 0) {
         process.stderr.write(
-          `payout-sandbox: cannot stop yet: accepted changes are not all on disk (${err.message}). Retrying until they are: free space. ` +
+          `payout-sandbox: cannot stop yet: accepted changes are not all on disk (${err.message}). Retrying until they are: free space (or fix the file system). ` +
             'A second SIGTERM/SIGINT stops now, and those changes are lost.\n',
         );
       }

@@ -1,4 +1,3 @@
-/* eslint-disable @typescript-eslint/no-explicit-any */
 import request from 'supertest';
 import { createApp, type SandboxApp } from '../src/app.js';
 import { DEMO, demoHeaders, payoutBody } from './helpers.js';
@@ -25,7 +24,7 @@ function httpDriver(app: SandboxApp): AdminDriver {
 /** The same calls, made on `app.sandbox.admin` directly. */
 function inProcessDriver(app: SandboxApp): AdminDriver {
   const admin = app.sandbox.admin;
-  const routes: Array<[string, RegExp, (m: RegExpExecArray, body: Record<string, any>) => unknown]> = [
+  const routes: Array<[string, RegExp, (m: RegExpExecArray, body: Record<string, unknown>) => unknown]> = [
     ['post', /^\/merchants$/, (_m, b) => admin.createMerchant(b)],
     ['patch', /^\/merchants\/(.+)$/, (m, b) => admin.patchMerchant(m[1], b)],
     ['post', /^\/accounts\/(\w+)\/credit$/, (m, b) => admin.credit(m[1], (b as { amount: number }).amount)],
@@ -52,7 +51,7 @@ function inProcessDriver(app: SandboxApp): AdminDriver {
         const match = re.exec(path);
         if (m === method && match) {
           try {
-            return JSON.parse(JSON.stringify(await run(match, (body ?? {}) as Record<string, any>)));
+            return JSON.parse(JSON.stringify(await run(match, (body ?? {}) as Record<string, unknown>)));
           } catch (err) {
             return { error: (err as Error).message, status: (err as { httpCode?: number }).httpCode };
           }
@@ -95,6 +94,15 @@ async function scenario(app: SandboxApp, admin: AdminDriver): Promise<Array<[str
   await step('tenant reset', admin.call('post', `/merchants/${tenant.merchant_id}/reset`));
   await step('tenant clock', admin.call('get', `/merchants/${tenant.merchant_id}/clock`));
   await step('tenant unknown', admin.call('post', '/merchants/NOPE/clock/advance', { by: '1h' }));
+  // Invalid input: refused both ways with the same message, nothing changed.
+  await step('ledger before refusals', admin.call('get', `/accounts/${DEMO.van1}/ledger`));
+  await step('negative credit', admin.call('post', `/accounts/${DEMO.van1}/credit`, { amount: -500 }));
+  await step('negative opening balance', admin.call('post', '/merchants', { email: 'negative@example.com', balance: -1 }));
+  await step('unknown field', admin.call('post', '/merchants', { email: 'typo@example.com', balanse: 5 }));
+  await step('webhook url not http', admin.call('patch', `/merchants/${DEMO.email}`, { webhook_url: 'ftp://x' }));
+  await step('status not in the list', admin.call('patch', `/accounts/${DEMO.van2}`, { status: 'ACTIV' }));
+  await step('not a duration', admin.call('post', '/clock/advance', { by: 'soon' }));
+  await step('ledger after refusals', admin.call('get', `/accounts/${DEMO.van1}/ledger`));
   return out;
 }
 
@@ -115,6 +123,14 @@ test('the same admin scenario gives the same answers over HTTP and in-process', 
     expect(byName['tenant advance']).toMatchObject({ now: '2026-04-01T11:00:00.000+05:30', follows_sandbox_clock: false });
     expect(byName['tenant restore']).toMatchObject({ clock: { now: '2026-04-01T10:00:00.000+05:30' } });
     expect(byName['tenant unknown']).toMatchObject({ status: 404 });
+    expect(byName['negative credit']).toEqual({ status: 400, error: 'The amount field must be greater than 0.' });
+    expect(byName['negative opening balance']).toEqual({ status: 400, error: 'The balance field must be at least 0.' });
+    expect(byName['unknown field']).toEqual({ status: 400, error: expect.stringMatching(/^The balanse field is not one this request takes \(it takes: name, email, balance, /) });
+    expect(byName['webhook url not http']).toEqual({ status: 400, error: 'The webhook url field must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' });
+    expect(byName['status not in the list']).toEqual({ status: 400, error: 'The status field must be one of ACTIVE, INACTIVE.' });
+    expect(byName['not a duration']).toEqual({ status: 400, error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.' });
+    expect(byName['ledger after refusals']).toEqual(byName['ledger before refusals']);
+    expect(((await request(a).get('/__sandbox/merchants')).body.merchants as Array<{ email: string }>).map((m) => m.email)).not.toContain('negative@example.com');
   } finally {
     await a.sandbox.close();
     await b.sandbox.close();

@@ -11,13 +11,16 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
 const LAYERS: Array<[name: string, pattern: RegExp]> = [
-  ['base', /^(vocab|own|money|time|duration|errors|clock|random|faker|version|input-file)\.ts$/],
-  ['store', /^(store\/|scheduler\.ts$)/],
+  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|input-file)\.ts$/],
+  ['store', /^store\//],
+  ['schedule', /^schedule\//],
   ['contract', /^contract\//],
   ['scenario', /^scenario\//],
   ['domain', /^domain\//],
   ['webhooks', /^webhooks\//],
-  ['runtime', /^runtime\//],
+  ['observe', /^observe\//],
+  ['sandbox', /^sandbox\//],
+  ['admin', /^admin\//],
   ['http', /^http\//],
   ['app', /^(app|listen)\.ts$/],
   ['entry', /^(cli|index|banner|signals)\.ts$/],

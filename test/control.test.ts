@@ -11,10 +11,12 @@ beforeEach(async () => {
 const control = () => request(app);
 
 describe('admin token', () => {
-  test('with --admin-token every control route needs Authorization: Bearer <token>', async () => {
+  test('with --admin-token every control route but health needs Authorization: Bearer <token>', async () => {
     const locked = await testApp({ adminToken: 's3cret-admin' });
+    // Health reveals nothing: container health checks and load balancers ask it without a token.
+    expect((await request(locked).get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String) });
     for (const [method, path] of [
-      ['get', '/__sandbox/health'],
+      ['get', '/__sandbox/control-openapi.json'],
       ['get', '/__sandbox/clock'],
       ['post', '/__sandbox/reset'],
       ['get', '/__sandbox/webhooks'],
@@ -83,7 +85,7 @@ describe('merchants and accounts', () => {
       await receiver.waitFor(1);
       expect(receiver.bodies()[0].success).toBe(true);
       expect((await control().patch('/__sandbox/merchants/nobody@example.com').send({})).status).toBe(404);
-      expect((await control().patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_version: 'v3' })).body).toEqual({ error: 'The selected webhook version is invalid.' });
+      expect((await control().patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_version: 'v3' })).body).toEqual({ error: 'The webhook version field must be one of v1, v2.' });
     } finally {
       await app.sandbox.close();
       await receiver.close();
@@ -162,7 +164,7 @@ describe('forcing transitions', () => {
     const explain = await control().get(`/__sandbox/requests/${res.headers['x-request-id']}`);
     expect(explain.body.refused_transitions).toEqual([{ id: ref, from: 'Failed', to: 'Success', reason: 'Failed → Success is not a transition a payout can make' }]);
     expect((await control().post('/__sandbox/payouts/1234567890/status').send({ status: 'Success' })).status).toBe(404);
-    expect((await control().post(`/__sandbox/payouts/${ref}/status`).send({ status: 'Done' })).body).toEqual({ error: 'The selected status is invalid.' });
+    expect((await control().post(`/__sandbox/payouts/${ref}/status`).send({ status: 'Done' })).body).toEqual({ error: 'The status field must be one of NEW, Pending, Success, Failed, Unknown.' });
   });
 
   test('a beneficiary forced Active takes payouts', async () => {
@@ -238,7 +240,7 @@ describe('journal and explain', () => {
   test('the journal is bounded', async () => {
     const small = await testApp({ journalSize: 5 });
     for (let i = 0; i < 8; i++) await request(small).get('/__sandbox/health');
-    expect((await request(small).get('/__sandbox/requests').query({ limit: 100 })).body.requests).toHaveLength(5);
+    expect((await request(small).get('/__sandbox/requests').query({ limit: 100, include: 'control' })).body.requests).toHaveLength(5);
   });
 });
 

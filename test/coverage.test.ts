@@ -125,3 +125,27 @@ test('auth failures and rate limits count for the merchant the request names', a
   const hits = Object.fromEntries((await request(app).get(`/__sandbox/merchants/${m.merchant_id}/coverage`)).body.items.map((i: { id: string; hits: number }) => [i.id, i.hits]));
   expect([hits['auth.dashboard'], hits['auth.checkout'], hits['ratelimit.status_check'], hits['ratelimit.balance_check']]).toEqual([1, 1, 1, 0]);
 });
+
+describe('one typed behaviour channel: the catalogue is every behaviour id there is', () => {
+  test.each(['default', 'realistic'])('scenarios/%s.json', async (name) => {
+    const { loadScenario } = await import('../src/scenario/scenario.js');
+    const { catalogue } = await import('../src/observe/catalogue.js');
+    const { behaviourIds } = await import('../src/behaviours.js');
+    const s = await loadScenario(join('scenarios', `${name}.json`));
+    const faults = s.payouts.rules.filter((r) => r.outcome.kind === 'fault').map((r) => r.name);
+    const ids = catalogue(s).map((i) => i.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual([...behaviourIds(faults)].sort());
+  });
+
+  test("rows name the scenario's limits and the OTP's lifetime, not fixed numbers", async () => {
+    const { scenarioFromValue } = await import('../src/scenario/scenario.js');
+    const { catalogue } = await import('../src/observe/catalogue.js');
+    const file = JSON.parse(readFileSync('scenarios/default.json', 'utf8')) as Record<string, unknown>;
+    const s = scenarioFromValue({ ...file, limits: { status_check: { limit: 1, window: '30s' }, balance_check: { limit: 21, window: '1h' } } }, null);
+    const how = Object.fromEntries(catalogue(s).map((i) => [i.id, i.how]));
+    expect(how['ratelimit.status_check']).toBe('a 2nd status check of one payout within 30s');
+    expect(how['ratelimit.balance_check']).toBe('a 22nd balance check of one VAN within 1h');
+    expect(how['verification.AADHAAR.otp_expired']).toBe('advance 10m between the two steps');
+  });
+});

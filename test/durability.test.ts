@@ -24,6 +24,8 @@ const file = () => join(dir(), 'db.json');
 function flakyDisk() {
   const disk = {
     mode: 'ok' as 'ok' | 'short' | 'full',
+    /** Emptying (or cutting back) the log fails with EIO. */
+    failTruncate: false,
     failed: 0,
     onFailure: [] as Array<() => void>,
     /** Resolves at the next failed write. */
@@ -47,7 +49,7 @@ function flakyDisk() {
           throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
         },
         datasync: () => h.datasync(),
-        truncate: (n) => h.truncate(n),
+        truncate: (n) => (disk.failTruncate ? Promise.reject(Object.assign(new Error('EIO: i/o error, ftruncate'), { code: 'EIO' })) : h.truncate(n)),
         close: () => h.close(),
       };
     },
@@ -174,7 +176,9 @@ test('after a failed write the scheduler goes on: items due later run once writi
   });
   // The first step's write fails (the disk is full when its timer fires) ...
   disk.mode = 'full';
-  await disk.nextFailure();
+  const laterAtFailure = disk.nextFailure().then(() => app.sandbox.repo.state.payouts[later.body.data.ref_id].status);
+  // (The later item had not run yet: the failed write was the first step's, so what follows tests the re-arm.)
+  expect(await laterAtFailure).toBe('Pending');
   // ... space comes back: the store's retry (with back-off) writes, and the later item still runs.
   disk.mode = 'ok';
   await settled;
@@ -207,4 +211,79 @@ test('a webhook tells only what is on disk: with the disk full no attempt goes o
     await receiver.close();
     await app.sandbox.close();
   }
+});
+
+test('an event stream that ends while the store cannot write ends cleanly (no crash, no unhandled rejection)', async () => {
+  const { listen } = await import('../src/listen.js');
+  const disk = flakyDisk();
+  const app = await fileApp(disk);
+  const server = await listen(app, 0, '127.0.0.1');
+  const unhandled: unknown[] = [];
+  const onUnhandled = (err: unknown) => unhandled.push(err);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const { port } = server.address() as { port: number };
+    const stream = await fetch(`http://127.0.0.1:${port}/__sandbox/events`);
+    const reader = stream.body!.getReader();
+    await reader.read();
+    disk.mode = 'full';
+    expect((await initialize(app, payoutBody())).status).toBe(500);
+    app.sandbox.changes.close();
+    for (let r = await reader.read(); !r.done; r = await reader.read());
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+    disk.mode = 'ok';
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await app.sandbox.close();
+  }
+});
+
+test('a compaction with no room (a tidy-up) fails alone: the appends go on, every 200 is kept', async () => {
+  const disk = flakyDisk();
+  let full = false;
+  const enospc = () => {
+    if (full) throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+  };
+  // compactBytes 0: every write past the document's size would compact; the compaction fails before its rename.
+  const app = await fileApp(disk, { compactBytes: 0, storeHooks: { openLog: disk.openLog, beforeRename: enospc } });
+  full = true;
+  const refs: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const res = await initialize(app, payoutBody());
+    expect(res.status).toBe(200);
+    refs.push(res.body.data.ref_id);
+  }
+  const { crashStore } = await import('../src/store/store.js');
+  app.sandbox.scheduler.stop();
+  await crashStore(app.sandbox.store);
+  full = false;
+  const again = await fileApp(flakyDisk());
+  for (const ref of refs) expect(again.sandbox.repo.state.payouts[ref]).toBeDefined();
+  await again.sandbox.close();
+});
+
+test('a restore whose log could not be emptied, then a crash: the restart reads the restored state (generations only go up)', async () => {
+  const disk = flakyDisk();
+  // compactBytes 0: writes compact as they go, so the document's generation moves past the snapshot's.
+  const app = await fileApp(disk, { compactBytes: 0 });
+  for (let i = 0; i < 3; i++) await initialize(app, payoutBody());
+  await request(app).post('/__sandbox/snapshots').send({ name: 'three' });
+  const generation = () => (JSON.parse(readFileSync(file(), 'utf8')) as { log_generation: number }).log_generation;
+  const atSnapshot = generation();
+  for (let i = 0; i < 400 && generation() < atSnapshot + 2; i++) await initialize(app, payoutBody());
+  expect(generation()).toBeGreaterThanOrEqual(atSnapshot + 2);
+  // Lines of the current generation in the log, higher than the snapshot's.
+  await initialize(app, payoutBody());
+  disk.failTruncate = true;
+  // The restore's compaction writes its document; the log (with the lines of a higher generation than the snapshot's) cannot be emptied.
+  expect((await request(app).post('/__sandbox/snapshots/three/restore').send()).status).toBe(200);
+  const { crashStore } = await import('../src/store/store.js');
+  app.sandbox.scheduler.stop();
+  await crashStore(app.sandbox.store);
+  const again = await fileApp(flakyDisk(), { compactBytes: 0 });
+  expect(Object.keys(again.sandbox.repo.state.payouts)).toHaveLength(3);
+  await again.sandbox.close();
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createApp, type SandboxApp } from '../src/app.js';
-import type { SandboxOptions } from '../src/runtime/config.js';
+import type { SandboxOptions } from '../src/sandbox/config.js';
 
 export const DEMO = {
   email: 'demo@payout-sandbox.test',
@@ -74,7 +74,7 @@ export function advance(app: SandboxApp, ms: number): void {
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Fixtures } from '../src/runtime/fixtures.js';
+import type { Fixtures } from '../src/sandbox/fixtures.js';
 
 /** The default fixtures as an object, to be changed by a test. */
 export function defaultFixtures(): Fixtures {

@@ -65,7 +65,7 @@ test('startSandbox starts on a free port, works, and stop() leaves no sockets or
     await sb.reset();
     const after = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
     expect(after.status).toBe(400);
-    await expect(sb.advance('soon')).rejects.toThrow('not a duration: soon');
+    await expect(sb.advance('soon')).rejects.toThrow('The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.');
     } finally {
       await sb.stop();
       await sb.stop();

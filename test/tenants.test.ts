@@ -1,7 +1,7 @@
 import { jest } from '@jest/globals';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
-import { openSandbox } from '../src/runtime/sandbox.js';
+import { openSandbox } from '../src/admin/sandbox.js';
 import { createApp } from '../src/app.js';
 import { startSandbox } from '../src/index.js';
 import { DEMO, OTHER, demoHeaders, otherHeaders, payoutBody, testApp, useTempDir } from './helpers.js';

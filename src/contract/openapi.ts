@@ -7,7 +7,7 @@ import { VERSION } from '../version.js';
  * A plain JSON Schema from a TypeBox one: TypeBox's symbol keys drop out in the JSON round trip;
  * the sandbox's `x-decimals` also becomes a standard `multipleOf`.
  */
-function plain(schema: TSchema): Record<string, unknown> {
+export function plain(schema: TSchema): Record<string, unknown> {
   return JSON.parse(
     JSON.stringify(schema, (_k, v: unknown) => {
       if (v && typeof v === 'object' && !Array.isArray(v) && 'x-decimals' in v) {
@@ -19,7 +19,7 @@ function plain(schema: TSchema): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
-function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
+export function parameters(schema: TSchema | undefined, where: 'query' | 'path') {
   if (!schema) return [];
   const props = (schema.properties ?? {}) as Record<string, TSchema>;
   const required = new Set<string>((schema.required as string[] | undefined) ?? []);

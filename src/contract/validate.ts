@@ -47,24 +47,40 @@ export function compile(schema: TSchema): ValidateFunction {
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
 
+export interface ValidateOptions {
+  /**
+   * The control API's reading (the sandbox's own interface, not the reference's): `null` is a
+   * value (it clears a nullable field) and an empty string is `null` for a nullable field;
+   * an unknown field is refused naming it and the fields the request takes; a value outside a
+   * list is refused naming the allowed values.
+   */
+  strict?: boolean;
+}
+
 /**
  * Validates a request the way a Laravel back end does: strings trimmed, empty strings treated as
  * absent, a number given for a string field read as its text (and a numeric string for a number
  * field as its value, as form posts send), then the first failing field in the schema's order
  * reported with Laravel's wording.
  */
-export function validate<S extends TSchema>(schema: S, input: unknown): Validation<Static<S>> {
+export function validate<S extends TSchema>(schema: S, input: unknown, options: ValidateOptions = {}): Validation<Static<S>> {
   if (input === undefined || input === null) input = {};
   if (typeof input !== 'object' || Array.isArray(input)) {
     return { ok: false, message: 'The request body must be a JSON object or a form.' };
   }
-  const value = normalize(schema, input as Record<string, unknown>);
+  const strict = options.strict === true;
+  const value = normalize(schema, input as Record<string, unknown>, strict);
   const check = compile(schema);
   if (check(value)) return { ok: true, value: value as Static<S> };
-  return { ok: false, message: firstMessage(schema, check.errors ?? []) };
+  return { ok: false, message: firstMessage(schema, check.errors ?? [], strict) };
 }
 
-function normalize(schema: TSchema, input: Record<string, unknown>): Record<string, unknown> {
+/** Whether a field's schema takes null (TypeBox's Nullable: a union with null). */
+function nullable(prop: TSchema | undefined): boolean {
+  return Array.isArray(prop?.anyOf) && (prop.anyOf as TSchema[]).some((s) => s.type === 'null');
+}
+
+function normalize(schema: TSchema, input: Record<string, unknown>, strict: boolean): Record<string, unknown> {
   const props = (schema.properties ?? {}) as Record<string, TSchema>;
   const out: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(input)) {
@@ -72,11 +88,13 @@ function normalize(schema: TSchema, input: Record<string, unknown>): Record<stri
     if (key === '__proto__') continue;
     const prop = own(props, key);
     let v = typeof raw === 'string' ? raw.trim() : raw;
-    if (v === '' || v === null) continue;
-    if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v)) v = String(v);
-    else if (prop?.type === 'number' && typeof v === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(v)) v = Number(v);
+    if (strict && nullable(prop) && (v === '' || v === null)) v = null;
+    else if (v === '' || v === null) {
+      if (!strict) continue;
+    } else if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v)) v = String(v);
+    else if ((prop?.type === 'number' || prop?.type === 'integer') && typeof v === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(v)) v = Number(v);
     else if (prop?.type === 'object' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      v = normalize(prop, v as Record<string, unknown>);
+      v = normalize(prop, v as Record<string, unknown>, strict);
     }
     out[key] = v;
   }
@@ -97,8 +115,16 @@ interface Failure {
   message: string;
 }
 
-function firstMessage(schema: TSchema, errors: ErrorObject[]): string {
-  const failures = errors.map(describe).filter((f): f is Failure => f !== null);
+function firstMessage(schema: TSchema, errors: ErrorObject[], strict: boolean): string {
+  if (strict) {
+    const unknown = errors.find((e) => e.keyword === 'additionalProperties');
+    if (unknown) {
+      const path = [...unknown.instancePath.split('/').filter(Boolean), String(unknown.params.additionalProperty)];
+      const allowed = Object.keys(((unknown.parentSchema ?? {}) as TSchema).properties ?? {});
+      return `The ${path.join('.')} field is not one this request takes (it takes: ${allowed.join(', ') || 'no fields'}).`;
+    }
+  }
+  const failures = errors.map((e) => describe(e, strict)).filter((f): f is Failure => f !== null);
   if (failures.length === 0) return 'The given data was invalid.';
   failures.sort((a, b) => compareFieldOrder(schema, a.path, b.path) || a.rank - b.rank);
   return failures[0].message;
@@ -118,7 +144,7 @@ function compareFieldOrder(schema: TSchema, a: string[], b: string[]): number {
   return a.length - b.length;
 }
 
-function describe(e: ErrorObject): Failure | null {
+function describe(e: ErrorObject, strict = false): Failure | null {
   const base = e.instancePath.split('/').filter(Boolean);
   const parent = (e.parentSchema ?? {}) as Record<string, unknown>;
   const rank = KEYWORD_RANK[e.keyword] ?? 2;
@@ -145,7 +171,10 @@ function describe(e: ErrorObject): Failure | null {
     case 'maxLength':
       return { path: base, rank, message: lengthMessage(f, parent) };
     case 'enum':
+      if (strict) return { path: base, rank, message: `${f} must be one of ${(e.params.allowedValues as unknown[]).join(', ')}.` };
+      return { path: base, rank, message: `The selected ${attributeName(base)} is invalid.` };
     case 'const':
+      if (strict) return { path: base, rank, message: `${f} must be ${String(e.params.allowedValue)}.` };
       return { path: base, rank, message: `The selected ${attributeName(base)} is invalid.` };
     case 'format':
       if (e.params.format === 'email') return { path: base, rank, message: `${f} must be a valid email address.` };
@@ -154,10 +183,18 @@ function describe(e: ErrorObject): Failure | null {
       return { path: base, rank, message: `${f} ${String(parent['x-message'] ?? 'format is invalid.')}` };
     case 'x-decimals':
       return { path: base, rank, message: `${f} must have 0-${String(parent['x-decimals'])} decimal places.` };
+    case 'minimum':
+    case 'exclusiveMinimum':
+    case 'maximum':
+    case 'exclusiveMaximum':
+      if (strict) return { path: base, rank, message: `${f} must be ${BOUND_WORDS[e.keyword]} ${String(e.params.limit)}.` };
+      return { path: base, rank, message: `${f} is invalid.` };
     default:
       return { path: base, rank, message: `${f} is invalid.` };
   }
 }
+
+const BOUND_WORDS: Record<string, string> = { minimum: 'at least', exclusiveMinimum: 'greater than', maximum: 'at most', exclusiveMaximum: 'less than' };
 
 function typeWord(type: string): string {
   if (type === 'number' || type === 'integer') return 'a number';
@@ -191,7 +228,9 @@ export function schemaErrors(schema: TSchema, value: unknown): string[] | null {
       const path = e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath;
       const rule = e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties'
         ? `unknown field "${String(e.params.additionalProperty)}"`
-        : (e.message ?? e.keyword);
+        : e.keyword === 'enum'
+          ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
+          : (e.message ?? e.keyword);
       return `${path || '/'}: ${rule}`;
     });
 }

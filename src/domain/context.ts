@@ -1,25 +1,26 @@
 import type { Logger } from 'pino';
-import type { Clocks } from '../store/clocks.js';
+import type { BehaviourId } from '../behaviours.js';
+import type { Clocks } from '../schedule/clocks.js';
 import type { SandboxRandom } from '../random.js';
 import type { Scenario } from '../scenario/scenario.js';
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { Repo } from '../store/repo.js';
 import type { Payout } from '../store/state.js';
 
 /**
- * Listeners of payout status changes (the webhook outbox attaches here), and of the behaviours a
- * merchant's integration was shown (behaviour coverage attaches here): an id from the coverage
- * catalogue, e.g. `payout.status.Unknown`, `verification.PAN.invalid`, `webhook.retry`.
+ * The sandbox's event bus: payout status changes (the webhook outbox attaches here), and the
+ * behaviours a merchant's integration was shown (behaviour coverage attaches here), emitted from
+ * every layer through this one channel with a typed id (behaviours.ts).
  */
-export class PayoutEvents {
+export class EventBus {
   private readonly listeners: Array<(payout: Payout) => void> = [];
-  private readonly behaviourListeners: Array<(merchantId: string, id: string) => void> = [];
+  private readonly behaviourListeners: Array<(merchantId: string, id: BehaviourId) => void> = [];
 
-  onBehaviour(listener: (merchantId: string, id: string) => void): void {
+  onBehaviour(listener: (merchantId: string, id: BehaviourId) => void): void {
     this.behaviourListeners.push(listener);
   }
 
-  behaviour(merchantId: string, id: string): void {
+  behaviour(merchantId: string, id: BehaviourId): void {
     for (const l of this.behaviourListeners) l(merchantId, id);
   }
 
@@ -40,7 +41,7 @@ export interface DomainContext {
   clocks: Clocks;
   random: SandboxRandom;
   scheduler: Scheduler;
-  events: PayoutEvents;
+  events: EventBus;
   logger: Logger;
   scenario(): Scenario;
 }

@@ -1,4 +1,4 @@
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { DueItem, DueKind } from '../store/state.js';
 
 /**

@@ -17,7 +17,7 @@ export function bytesEqual(given: string, expected: Buffer): boolean {
   return timingSafeEqual(g, expected);
 }
 
-/** Constant-time equality of two secrets of any length, length included (compared as SHA-256 digests). */
+/** Constant-time equality of two secrets of any length, length included (compared as SHA-256 digests: the admin token). */
 export function secretEquals(given: string, expected: string): boolean {
   const digest = (v: string) => createHash('sha256').update(v, 'utf8').digest();
   return timingSafeEqual(digest(given), digest(expected));
@@ -57,6 +57,37 @@ export function authenticateCheckout(repo: Repo, headers: Request['headers']): M
   const merchant = repo.merchant(headerValue(headers['merchantid']));
   const tokenOk = bytesEqual(headerValue(headers['accesstoken']), expectedOf(merchant ?? NO_MERCHANT).token);
   return merchant && tokenOk ? merchant : null;
+}
+
+/**
+ * Why the dashboard headers were refused, in words (sandbox-only: the answer stays the
+ * reference's "Credentials are not valid"; this goes in X-Sandbox-Auth-Reason and the journal).
+ * Worked out only for a refused request, off the path of a good one.
+ */
+export function dashboardAuthReason(repo: Repo, headers: Request['headers']): string {
+  const email = headerValue(headers['x-merchant-email']);
+  const missing = ['X-Merchant-Email', 'X-Api-Key', 'X-Api-Secret'].filter((h) => headerValue(headers[h.toLowerCase()]) === '');
+  if (missing.length === 3 && (headers.merchantid !== undefined || headers.accesstoken !== undefined)) {
+    return 'checkout headers (MerchantId, AccessToken) sent to the dashboard API, which takes X-Merchant-Email, X-Api-Key and X-Api-Secret';
+  }
+  if (missing.length > 0) return `missing header${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  const merchant = repo.merchantByEmailAddress(email);
+  if (!merchant) return `no merchant has the e-mail ${email}`;
+  const expected = expectedOf(merchant);
+  if (!bytesEqual(headerValue(headers['x-api-key']), expected.key)) return `the X-Api-Key does not match ${email}'s key`;
+  return `the X-Api-Secret does not match ${email}'s secret`;
+}
+
+/** Why the checkout headers were refused, in words (as dashboardAuthReason). */
+export function checkoutAuthReason(repo: Repo, headers: Request['headers']): string {
+  const missing = ['MerchantId', 'AccessToken'].filter((h) => headerValue(headers[h.toLowerCase()]) === '');
+  if (missing.length === 2 && headers['x-merchant-email'] !== undefined) {
+    return 'dashboard headers (X-Merchant-Email, X-Api-Key, X-Api-Secret) sent to the checkout API, which takes MerchantId and AccessToken';
+  }
+  if (missing.length > 0) return `missing header${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  const id = headerValue(headers.merchantid);
+  if (!repo.merchant(id)) return `no merchant has the MerchantId ${id}`;
+  return `the AccessToken does not match merchant ${id}'s token`;
 }
 
 function headerValue(v: string | string[] | undefined): string {

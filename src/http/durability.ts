@@ -34,7 +34,7 @@ function answerUnavailable(res: Response, reason: string): void {
 }
 
 /**
- * The rule for a file store that cannot write (see README "Data file and change log"): a change
+ * The rule for a file store that cannot write (see docs/operations.md "Data file and change log"): a change
  * is either on disk before anyone learns of it, or never shown. So, while the store cannot write
  * (a full disk), every request is answered 503 with nothing done (`Retry-After`, the reason in
  * X-Sandbox-Store-Error); and every answer goes out only once each change it could show is on
@@ -45,11 +45,19 @@ function answerUnavailable(res: Response, reason: string): void {
  */
 export function durableAnswers(store: Store): RequestHandler {
   function end(this: Response, ...args: unknown[]): Response {
-    const wait = this.statusCode >= 500 ? null : store.durable();
+    // A response already under way (an event stream, a file streamed) ends as it is: what it
+    // showed went out with its body.
+    const wait = this.statusCode >= 500 || this.headersSent ? null : store.durable();
     if (wait === null) return (END as (...a: unknown[]) => Response).apply(this, args);
     wait.then(
       () => (END as (...a: unknown[]) => Response).apply(this, args),
-      (err: unknown) => answerUnavailable(this, (err as Error).message),
+      (err: unknown) => {
+        try {
+          answerUnavailable(this, (err as Error).message);
+        } catch {
+          this.destroy();
+        }
+      },
     );
     return this;
   }

@@ -1,12 +1,13 @@
 import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import { Type } from '@sinclair/typebox';
+import type { BehaviourId } from '../behaviours.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
-import type { Sandbox } from '../runtime/sandbox.js';
+import type { Sandbox } from '../admin/sandbox.js';
 import type { Merchant } from '../store/state.js';
-import { authenticateCheckout, authenticateDashboard } from './auth.js';
+import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashboardAuthReason } from './auth.js';
 import { methodNotAllowed } from './routing.js';
-import { inputParser } from './validation.js';
+import { inputParser } from '../contract/parse.js';
 
 /** What an operation's handler gets: the authenticated merchant and the parsed input. */
 export interface Call<I> {
@@ -62,20 +63,31 @@ function inputReader(op: Operation): (req: Request) => unknown {
  * The operation's credentials, matched to one merchant, or its 401. A 401 counts as a behaviour
  * shown (`auth.checkout`, `auth.dashboard`) to the merchant the request names, if it names one.
  */
-function authenticator(sb: Sandbox, op: Operation): (req: Request) => Merchant {
-  const refuse = (claimed: Merchant | undefined, id: string, err: Error): never => {
-    if (claimed) sb.coverage.hit(claimed.merchant_id, id);
+function authenticator(sb: Sandbox, op: Operation): (req: Request, res: Response) => Merchant {
+  const refuse = (res: Response, claimed: Merchant | undefined, id: BehaviourId, reason: string, err: Error): never => {
+    if (claimed) sb.events.behaviour(claimed.merchant_id, id);
+    res.locals.authReason = reason;
+    res.setHeader(AUTH_REASON_HEADER, reason.replace(/[^\x20-\x7e]/g, '?'));
     throw err;
   };
   if (op.security === 'checkout') {
-    return (req) =>
+    return (req, res) =>
       authenticateCheckout(sb.repo, req.headers) ??
-      refuse(sb.repo.merchant(String(req.headers.merchantid ?? '')), 'auth.checkout', new CheckoutError(401, MESSAGES.checkoutUnauthorized));
+      refuse(res, sb.repo.merchant(String(req.headers.merchantid ?? '')), 'auth.checkout', checkoutAuthReason(sb.repo, req.headers), new CheckoutError(401, MESSAGES.checkoutUnauthorized));
   }
-  return (req) =>
+  return (req, res) =>
     authenticateDashboard(sb.repo, req.headers) ??
-    refuse(sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? '')), 'auth.dashboard', new RequestError(401, MESSAGES.invalidCredentials));
+    refuse(
+      res,
+      sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? '')),
+      'auth.dashboard',
+      dashboardAuthReason(sb.repo, req.headers),
+      new RequestError(401, MESSAGES.invalidCredentials),
+    );
 }
+
+/** Says why a 401 was answered (sandbox-only, like X-Sandbox-Rule); the body stays the reference's. */
+export const AUTH_REASON_HEADER = 'X-Sandbox-Auth-Reason';
 
 /**
  * Mounts every operation of the reference from its description (stripe-mock's way): path and
@@ -89,7 +101,7 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const authenticate = authenticator(sb, op);
     const read = inputReader(op);
     const begin = (req: Request, res: Response) => {
-      const merchant = authenticate(req);
+      const merchant = authenticate(req, res);
       res.locals.merchant = merchant;
       res.locals.call = { req, res, merchant, input: read(req) };
     };

@@ -3,7 +3,7 @@ import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-li
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
 import type { RateLimitRule } from '../scenario/scenario.js';
-import type { CounterEntries, Counters, RateLimits, SandboxCore } from '../runtime/core.js';
+import type { CounterEntries, Counters, RateLimits, SandboxCore } from '../sandbox/core.js';
 
 
 /** A counter's key for one of a merchant's things (its counters go with its snapshots), and back. */
@@ -155,6 +155,6 @@ export function referenceLimit(sb: SandboxCore, name: keyof RateLimits, key: (re
     const k = key(res);
     return merchantKey(k.merchantId, k.id);
   }, sb.counters, {
-    onRefused: (res) => sb.coverage.hit(key(res).merchantId, `ratelimit.${name}`),
+    onRefused: (res) => sb.events.behaviour(key(res).merchantId, `ratelimit.${name}`),
   });
 }

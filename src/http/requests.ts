@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Clocks } from '../store/clocks.js';
+import type { Clocks } from '../schedule/clocks.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
-import type { Journal, RefusedTransition } from '../runtime/journal.js';
+import type { Journal, RefusalError, RefusedTransition } from '../observe/journal.js';
 
 /** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
 export function noteRefusal(res: Response, refusal: RefusedTransition): void {
@@ -72,6 +72,9 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
       rule: (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
       refused_transitions: (res.locals.refusals as RefusedTransition[] | undefined) ?? [],
       ref_id: (res.locals.refId as string | undefined) ?? null,
+      error: (res.locals.refusal as RefusalError | undefined) ?? null,
+      auth_reason: (res.locals.authReason as string | undefined) ?? null,
+      api: req.originalUrl.startsWith('/__sandbox') ? 'control' : 'emulated',
     });
   }
   return (req, res, next) => {

@@ -22,8 +22,9 @@ export function sendSuccess<T>(res: Response, message: string, data: T): void {
   sendJson(res, 200, JSON.stringify(successEnvelope(message, data)));
 }
 
-/** The one place an error of the reference becomes an HTTP response. */
+/** The one place an error of the reference becomes an HTTP response (and the journal learns what was answered). */
 export function sendError(res: Response, err: BusinessError | RequestError | CheckoutError): void {
+  res.locals.refusal = { code: err instanceof BusinessError ? err.code : null, message: err.message };
   if (err instanceof CheckoutError) {
     res.status(err.httpStatus).json({ status: false, message: err.message });
     return;

@@ -88,7 +88,7 @@ export async function replayLog(path: string, state: State, notices: string[] = 
     try {
       batch = JSON.parse(line) as Batch;
     } catch (err) {
-      throw new StoreFileError(`${where}: the change log has a damaged line (${(err as Error).message}); see README "Data file and change log"`);
+      throw new StoreFileError(`${where}: the change log has a damaged line (${(err as Error).message}); see docs/operations.md "Data file and change log"`);
     }
     if (typeof batch?.g !== 'number' || !Array.isArray(batch.c) || !Array.isArray(batch.s)) throw new StoreFileError(`${where}: not a change-log line of this version`);
     if (batch.g < generation) {
@@ -104,16 +104,10 @@ export async function replayLog(path: string, state: State, notices: string[] = 
     result.applied += 1;
   });
   if (torn > 0) {
-    const handle = await open(path, 'r+');
-    try {
-      await handle.truncate(result.bytes);
-    } finally {
-      await handle.close();
-    }
     // Certain only with fsync on: a line is acknowledged after it is whole on disk. Under
     // --no-fsync a power loss can cut a line that was acknowledged.
     notices.push(
-      `${path}: the last change-log line was cut short (${torn} bytes: a stop while it was being written); removed it, everything before it is kept. ` +
+      `${path}: the last change-log line was cut short (${torn} bytes: a stop while it was being written); it is left out, and cut off before the next write; everything before it is kept. ` +
         'With fsync on (the default) nothing in it had been acknowledged; if the sandbox ran with --no-fsync, requests in it may have been answered.',
     );
   }
@@ -148,12 +142,16 @@ export class LogFile {
     public bytes: number,
   ) {}
 
-  static async open(path: string, bytes: number, openHandle: OpenLogHandle = openLogHandle): Promise<LogFile> {
+  /** `ragged`: the file holds more than `bytes` (a torn last line), cut off before the first append. */
+  static async open(path: string, bytes: number, openHandle: OpenLogHandle = openLogHandle, ragged = false): Promise<LogFile> {
+    let log: LogFile;
     try {
-      return new LogFile(path, await openHandle(path), bytes);
+      log = new LogFile(path, await openHandle(path), bytes);
     } catch (err) {
       throw new StoreFileError(`${path}: cannot open the change log for writing: ${fsProblem(err)}`);
     }
+    log.ragged = ragged;
+    return log;
   }
 
   async append(text: string, sync: boolean): Promise<void> {

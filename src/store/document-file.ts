@@ -1,5 +1,5 @@
 import { isAscii } from 'node:buffer';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { checkDocument } from './document-schema.js';
@@ -52,7 +52,7 @@ export class DocumentFile implements Adapter<State> {
       // Plain ASCII (the usual case) decodes faster as Latin-1, and gives the same text.
       value = JSON.parse(isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8'));
     } catch (err) {
-      throw new StoreFileError(`${this.path}: the data file is not valid JSON (${(err as Error).message}); see README "Data file and change log"`);
+      throw new StoreFileError(`${this.path}: the data file is not valid JSON (${(err as Error).message}); see docs/operations.md "Data file and change log"`);
     }
     return checkDocument(this.path, value);
   }
@@ -98,13 +98,19 @@ export class DocumentFile implements Adapter<State> {
   }
 }
 
+/**
+ * Syncs the directory after the rename, as well as it can: once the rename is done the new
+ * document is in place, so a failure here (a file system that cannot sync a directory, no file
+ * descriptor left) must not be taken for a failed compaction.
+ */
 async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+  let handle: FileHandle | null = null;
   try {
+    handle = await open(dir, 'r');
     await handle.sync();
   } catch {
-    // Some file systems cannot sync a directory; the rename is still atomic.
+    // The rename is atomic; only its durability across a power loss is left to the file system.
   } finally {
-    await handle.close();
+    await handle?.close().catch(() => undefined);
   }
 }

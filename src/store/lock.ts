@@ -1,5 +1,5 @@
-import { unlinkSync } from 'node:fs';
-import { link, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { readFileSync, unlinkSync } from 'node:fs';
+import { link, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { StoreFileError, fsProblem } from './file-errors.js';
@@ -52,18 +52,46 @@ async function readInfo(path: string): Promise<LockInfo | null | 'gone'> {
   }
 }
 
-/** Whether the holder named in a lock may still run (a holder on another host cannot be checked: it may). */
-function mayRun(info: LockInfo, path: string): boolean {
-  if (info.host !== hostname()) return true;
+/** A holder refreshes its lock's time this often; a lock from another host not refreshed for STALE_MS is taken over. */
+export const HEARTBEAT_MS = 10_000;
+const STALE_MS = 60_000;
+
+/**
+ * When the process with this pid started (ms since the epoch), from /proc on Linux; null where
+ * that cannot be read. A pid the kernel gave to a new process since tells a stale lock apart.
+ */
+function processStart(pid: number): number | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
+    // The kernel counts in USER_HZ, 100 on Linux.
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? (boot + ticks / 100) * 1000 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether the holder named in a lock may still run. On this host: its pid is alive and is the
+ * same process (not a pid given again since: its start is not after the lock's). On another host
+ * (a shared volume) it cannot be checked: it may run while it keeps refreshing the lock.
+ */
+async function mayRun(info: LockInfo, path: string): Promise<boolean> {
+  if (info.host !== hostname()) {
+    const touched = await stat(path).then((s) => s.mtimeMs, () => 0);
+    return Date.now() - touched < STALE_MS;
+  }
   // Our own pid: held by this process only if one of its stores holds it (a container's pid 1
   // finds the lock its previous run, also pid 1, left behind).
   if (info.pid === process.pid) return HELD.has(path);
   try {
     process.kill(info.pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  const started = processStart(info.pid);
+  return started === null || started <= Date.parse(info.started_at) + 1000;
 }
 
 function holderText(info: LockInfo): string {
@@ -80,6 +108,7 @@ function holderText(info: LockInfo): string {
  */
 export class DataLock {
   private info: LockInfo;
+  private heartbeat: NodeJS.Timeout | null = null;
 
   private constructor(
     readonly path: string,
@@ -103,16 +132,18 @@ export class DataLock {
           await link(temp, path);
           HELD.add(path);
           releaseAllAtExit();
-          return new DataLock(path, info);
+          const lock = new DataLock(path, info);
+          lock.beat();
+          return lock;
         } catch (err) {
           if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreFileError(`${lockPathOf(data)}: cannot take the lock: ${fsProblem(err)}`);
         }
         const held = await readInfo(path);
         if (held === 'gone') continue;
-        if (held !== null && mayRun(held, path)) {
+        if (held !== null && (await mayRun(held, path))) {
           throw new StoreFileError(
-            `${data} is in use by ${holderText(held)}: one data file serves one sandbox at a time. Stop that one, or start this one with another --data (or --data memory).` +
-              (held.host === hostname() ? '' : ` If that process is gone, delete ${lockPathOf(data)}.`),
+            `${data} is in use by ${holderText(held)}: one data file serves one sandbox at a time. Stop that one, or start this one with another --data (or --data memory). ` +
+              `If that process is gone and this is wrong, delete ${lockPathOf(data)}.`,
           );
         }
         if (await takeOver(path, held)) {
@@ -134,13 +165,24 @@ export class DataLock {
     await rename(temp, this.path);
   }
 
+  /** Refreshes the lock's time while it is held: a sandbox on another host sharing the volume sees it is alive. */
+  private beat(): void {
+    this.heartbeat = setInterval(() => {
+      const now = new Date();
+      utimes(this.path, now, now).catch(() => undefined);
+    }, HEARTBEAT_MS);
+    this.heartbeat.unref();
+  }
+
   /** Lets go of the lock as a dead process does: the file stays, and the next start takes it over (tests of a crash). */
   forget(): void {
+    if (this.heartbeat) clearInterval(this.heartbeat);
     HELD.delete(this.path);
   }
 
   /** Removes the lock, if it is still ours. */
   async release(): Promise<void> {
+    if (this.heartbeat) clearInterval(this.heartbeat);
     if (!HELD.delete(this.path)) return;
     const now = await readInfo(this.path).catch(() => null);
     if (now !== 'gone' && now !== null && (now.pid !== this.info.pid || now.started_at !== this.info.started_at)) return;

@@ -52,6 +52,8 @@ export interface Store {
    * `problem` (the log keeps everything), and lets go of the lock.
    */
   close(): Promise<{ problem: string | null }>;
+  /** Lets go of the files (log handle, lock) without writing: a start that failed after the store opened. */
+  release(): Promise<void>;
   /** Told of every change (live views): set by the runtime. */
   onChanged: ((c: Collection) => void) | null;
 }
@@ -75,6 +77,9 @@ class MemoryStore implements Store {
   announce(): Promise<void> {
     return Promise.resolve();
   }
+  release(): Promise<void> {
+    return Promise.resolve();
+  }
   close(): Promise<{ problem: null }> {
     return Promise.resolve({ problem: null });
   }
@@ -86,6 +91,8 @@ export interface FileStoreOptions {
   /** Compact when the log is past this many bytes and past the document's size. */
   compactBytes: number;
   hooks?: StoreHooks;
+  /** Told what an operator should know that is not a failure (a tidy-up compaction that could not be made). */
+  warn?: (message: string) => void;
 }
 
 /** Back-off of the writes retried after a failure: from the first to the last, doubling. */
@@ -131,6 +138,8 @@ class FileStore implements Store {
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs = RETRY_MS.first;
   private closed = false;
+  /** The highest document generation written: a compaction goes above it, whatever generation a replaced state brings. */
+  private generation: number;
   onChanged: ((c: Collection) => void) | null = null;
   onRecovered: (() => void) | null = null;
 
@@ -145,6 +154,7 @@ class FileStore implements Store {
     this.markWritten();
     this.lastScalars = JSON.stringify(scalarsOf(db.data));
     this.documentBytes = document.lastBytes;
+    this.generation = db.data.log_generation ?? 0;
   }
 
   get state(): State {
@@ -158,9 +168,13 @@ class FileStore implements Store {
     this.dirty.clear();
   }
 
-  /** Asks for a compaction at the next write (a new store's first write, a log found with stale lines). */
-  compactSoon(): void {
-    this.mustCompact = true;
+  /**
+   * Asks for a compaction at the next write: required for a new store (there is no document yet);
+   * a tidy-up for a log found with stale lines (appends go on if there is no room for it).
+   */
+  compactSoon(required: boolean): void {
+    if (required) this.mustCompact = true;
+    else this.wantCompact = true;
   }
 
   changed(c: Collection, id: string): void {
@@ -199,16 +213,33 @@ class FileStore implements Store {
     await this.persist();
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
-    let problem: string | null = null;
-    try {
-      this.wantCompact = true;
-      await this.compactNow();
-    } catch (err) {
-      problem = `could not compact the change log into ${this.path} (${(err as Error).message}); it is kept, and replayed at the next start`;
-    }
+    // The last compaction goes through the chain too: no write of anything still finishing overlaps it.
+    const problem = await this.enqueue(() =>
+      this.compactNow().then(
+        () => null,
+        (err: unknown) => `could not compact the change log into ${this.path} (${(err as Error).message}); it is kept, and replayed at the next start`,
+      ),
+    );
     await this.log.close();
     await this.lock.release();
     return { problem };
+  }
+
+  /** Runs `fn` after every write queued so far (one file operation at a time). */
+  private enqueue<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn);
+    this.chain = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    return p;
+  }
+
+  async release(): Promise<void> {
+    this.closed = true;
+    if (this.retryTimer) clearTimeout(this.retryTimer);
+    await this.log.close();
+    await this.lock.release();
   }
 
   /** Stops as a killed process would: nothing more written, the log's handle closed, the lock left behind. */
@@ -223,7 +254,7 @@ class FileStore implements Store {
     this.retryMs = RETRY_MS.first;
     if (this.failure === null) return;
     this.failure = null;
-    this.onRecovered?.();
+    if (!this.closed) this.onRecovered?.();
   }
 
   /** Records the failure and arms a retry with back-off (the changes stay dirty, so it writes them). */
@@ -248,9 +279,10 @@ class FileStore implements Store {
       // A tidy-up that fails (no room for a second document) must not stop the appends.
       try {
         return await this.compactNow();
-      } catch {
+      } catch (err) {
         this.wantCompact = false;
         this.compactAfter = performance.now() + COMPACT_RETRY_MS;
+        this.options.warn?.(`could not compact the change log into ${this.path} (${(err as Error).message}); appends go on, and it is tried again in ${COMPACT_RETRY_MS / 1000} s`);
       }
     }
     const cut = this.cut();
@@ -314,11 +346,13 @@ class FileStore implements Store {
    */
   private async compactNow(): Promise<void> {
     const state = this.db.data;
-    const generation = state.log_generation ?? 0;
+    const generation = state.log_generation;
     const cut = this.cut();
     const all = Object.values(state.accounts).map((a) => [a, this.ledgerWritten.get(a)] as [Account, number | undefined]);
     const wasMust = this.mustCompact;
-    state.log_generation = generation + 1;
+    // Above every generation written so far: a replaced state (reset, restore) may bring a lower one,
+    // and lines of a higher one may still be in the log.
+    state.log_generation = Math.max(this.generation, generation ?? 0) + 1;
     this.mustCompact = this.wantCompact = false;
     this.dirty.clear();
     this.markWritten();
@@ -327,11 +361,13 @@ class FileStore implements Store {
       this.documentBytes = await this.db.write().then(() => this.document.lastBytes);
     } catch (err) {
       if (state === this.db.data) state.log_generation = generation;
+      if (state.log_generation === undefined) delete state.log_generation;
       this.mustCompact = wasMust || this.mustCompact;
       this.putBack({ ...cut, ledgers: all });
       throw err;
     }
     this.durableSeq = Math.max(this.durableSeq, cut.seq);
+    this.generation = state.log_generation;
     await this.options.hooks?.beforeLogReset?.();
     try {
       await this.log.reset(this.options.fsync);
@@ -378,14 +414,17 @@ export async function openStore(
   const lock = await DataLock.acquire(data, notices);
   try {
     const document = new DocumentFile(data, options.fsync, options.hooks);
-    if (await document.removeLeftover()) notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (${data} in place is whole)`);
+    if (await document.removeLeftover()) notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (the data file in place, if any, is whole)`);
     const existing = await document.read();
     const state = existing ?? init();
-    const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0 };
+    const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0, torn: 0 };
     const db = new Low<State>(document, state);
-    const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog);
+    // A torn last line is left in the file until the first write cuts it off: a start that fails
+    // after this point has changed nothing.
+    const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog, replayed.torn > 0);
     const store = new FileStore(data, db, document, log, lock, options);
-    if (!existing || replayed.stale > 0) store.compactSoon();
+    if (!existing) store.compactSoon(true);
+    else if (replayed.stale > 0) store.compactSoon(false);
     return { store, created: existing === null };
   } catch (err) {
     await lock.release();

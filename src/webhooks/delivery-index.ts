@@ -88,29 +88,3 @@ function push(map: Map<string, string[]>, key: string, id: string): void {
   if (ids) ids.push(id);
   else map.set(key, [id]);
 }
-
-/** The behaviours attempt `n` of a delivery showed the merchant's endpoint (behaviour coverage ids). */
-export function deliveryBehaviours(d: WebhookDelivery, n: number): string[] {
-  const ids = [`webhook.${d.version}`];
-  if (n > 1) ids.push('webhook.retry');
-  if (d.duplicate_of !== null) ids.push('webhook.duplicate');
-  if (d.wrong_signature) ids.push('webhook.bad_signature');
-  if (d.reordered) ids.push('webhook.reorder');
-  return ids;
-}
-
-/** Generations of the state, whole and per merchant: an attempt records its result only if its own has not changed. */
-export class Generations {
-  private whole = 0;
-  private readonly merchants = new Map<string, number>();
-
-  of(merchantId: string): string {
-    return `${this.whole}.${this.merchants.get(merchantId) ?? 0}`;
-  }
-
-  /** The whole state was replaced (no merchant), or one merchant's records. */
-  bump(merchantId?: string): void {
-    if (merchantId === undefined) this.whole += 1;
-    else this.merchants.set(merchantId, (this.merchants.get(merchantId) ?? 0) + 1);
-  }
-}

@@ -6,7 +6,8 @@ import { own } from '../own.js';
 import type { DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { WRONG_KEY, deliveryHeaders, describeError } from './signing.js';
 import { targetAllowed } from './targets.js';
-import { DeliveryIndex, Generations, deliveryBehaviours, type DeliveryFilter } from './delivery-index.js';
+import { DeliveryIndex, type DeliveryFilter } from './delivery-index.js';
+import type { BehaviourId } from '../behaviours.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -253,5 +254,31 @@ export class WebhookOutbox {
     d.state = 'pending';
     this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
     return d;
+  }
+}
+
+/** The behaviours attempt `n` of a delivery showed the merchant's endpoint (behaviour coverage ids). */
+function deliveryBehaviours(d: WebhookDelivery, n: number): BehaviourId[] {
+  const ids: BehaviourId[] = [`webhook.${d.version}`];
+  if (n > 1) ids.push('webhook.retry');
+  if (d.duplicate_of !== null) ids.push('webhook.duplicate');
+  if (d.wrong_signature) ids.push('webhook.bad_signature');
+  if (d.reordered) ids.push('webhook.reorder');
+  return ids;
+}
+
+/** Generations of the state, whole and per merchant: an attempt records its result only if its own has not changed. */
+class Generations {
+  private whole = 0;
+  private readonly merchants = new Map<string, number>();
+
+  of(merchantId: string): string {
+    return `${this.whole}.${this.merchants.get(merchantId) ?? 0}`;
+  }
+
+  /** The whole state was replaced (no merchant), or one merchant's records. */
+  bump(merchantId?: string): void {
+    if (merchantId === undefined) this.whole += 1;
+    else this.merchants.set(merchantId, (this.merchants.get(merchantId) ?? 0) + 1);
   }
 }

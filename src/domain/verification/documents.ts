@@ -1,7 +1,7 @@
 import type { VerificationType } from '../../vocab.js';
 import { verifyBank, verifyIfsc } from './documents/bank.js';
 import { verifyCin, verifyGstin } from './documents/business.js';
-import { MAGIC_INVALID, fakerFor, type DocumentVerifier, type VerifyResponse } from './documents/common.js';
+import { MAGIC_INVALID, aadhaarOtpOk, fakerFor, type DocumentVerifier, type VerifyResponse } from './documents/common.js';
 import { verifyAadhaar, verifyDrivingLicense, verifyPan, verifyPassport, verifyVoterId } from './documents/identity.js';
 
 export { AADHAAR_OTP, MAGIC_INVALID, type VerifyResponse } from './documents/common.js';
@@ -25,17 +25,22 @@ export function documentNumber(type: VerificationType, fields: Record<string, st
   return type === 'DRIVING_LICENSE' ? doc.replace(/[ -]/g, '') : doc;
 }
 
+/** What a verification found, as data: valid, invalid, or (Aadhaar step 2) a wrong OTP. */
+export type VerifyResult = 'valid' | 'invalid' | 'otp_wrong';
+
 /**
  * The verify_response of a well-formed document: realistic details generated from the number,
  * `valid: false` for the type's magic number, a number the scenario lists as invalid, or a number
- * whose structure does not hold.
+ * whose structure does not hold; and what that result was.
  */
 export function verifyDocument(
   type: VerificationType,
   fields: Record<string, string | undefined>,
   scenarioInvalid: ReadonlySet<string> = new Set(),
-): VerifyResponse {
+): { response: VerifyResponse; result: VerifyResult } {
   const doc = documentNumber(type, fields);
   const magic = doc === MAGIC_INVALID[type] || scenarioInvalid.has(doc);
-  return DOCUMENTS[type].verify(fakerFor(type, doc), doc, fields, magic);
+  const response = DOCUMENTS[type].verify(fakerFor(type, doc), doc, fields, magic);
+  const result: VerifyResult = response.valid === true ? 'valid' : type === 'AADHAAR' && !magic && !aadhaarOtpOk(fields) ? 'otp_wrong' : 'invalid';
+  return { response, result };
 }

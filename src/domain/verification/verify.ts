@@ -82,12 +82,11 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
     repo.insertVerification(verification);
   }
   verification.verification_status = 'Success';
-  verification.verify_response = verifyDocument(type, fields, ctx.scenario().verification.invalid[type]);
+  const { response, result } = verifyDocument(type, fields, ctx.scenario().verification.invalid[type]);
+  verification.verify_response = response;
   repo.touch('verifications', verification.verification_id);
-  if (type === 'AADHAAR' && verification.verify_response.valid) repo.deleteAadhaarOtp(fields.ref_id ?? '');
-  const valid = verification.verify_response.valid === true;
-  const wrongOtp = type === 'AADHAAR' && !valid && fields.otp !== undefined && verification.verify_response.message === 'Invalid OTP';
-  ctx.events.behaviour(merchant.merchant_id, wrongOtp ? 'verification.AADHAAR.otp_wrong' : `verification.${type}.${valid ? 'valid' : 'invalid'}`);
+  if (type === 'AADHAAR' && result === 'valid') repo.deleteAadhaarOtp(fields.ref_id ?? '');
+  ctx.events.behaviour(merchant.merchant_id, result === 'otp_wrong' ? 'verification.AADHAAR.otp_wrong' : `verification.${type}.${result}`);
   return { verification, message: VERIFICATION_MESSAGES.done };
 }
 

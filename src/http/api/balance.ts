@@ -2,7 +2,7 @@ import type { BalanceRequest } from '../../contract/schemas.js';
 import { ownAccount } from '../../domain/accounts.js';
 import { MESSAGES } from '../../errors.js';
 import { toRupees } from '../../money.js';
-import type { Sandbox } from '../../runtime/sandbox.js';
+import type { Sandbox } from '../../admin/sandbox.js';
 import { callOf, type Call, type OperationHandlers } from '../mount.js';
 import { referenceLimit } from '../ratelimit.js';
 import { sendSuccess } from '../respond.js';

@@ -1,7 +1,7 @@
 import { checkoutSuccess } from '../../contract/envelopes.js';
 import { checkoutRecord } from '../../contract/records.js';
 import { CheckoutError, MESSAGES } from '../../errors.js';
-import type { Sandbox } from '../../runtime/sandbox.js';
+import type { Sandbox } from '../../admin/sandbox.js';
 import type { Call, OperationHandlers } from '../mount.js';
 
 /** The checkout status lookup: `{ status, message, data }`, MerchantId + AccessToken headers. */
@@ -12,7 +12,7 @@ export function checkoutHandlers(sb: Sandbox): OperationHandlers {
         // Another merchant's transaction answers exactly as an unknown one.
         const t = sb.repo.checkoutTransaction(merchant.merchant_id, input.transaction_id);
         if (!t) throw new CheckoutError(404, MESSAGES.checkoutNotFound);
-        sb.coverage.hit(merchant.merchant_id, `checkout.status.${t.status}`);
+        sb.events.behaviour(merchant.merchant_id, `checkout.status.${t.status}`);
         res.status(200).json(checkoutSuccess(MESSAGES.checkoutFetched, checkoutRecord(t, merchant)));
       },
     },

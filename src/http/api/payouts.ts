@@ -3,7 +3,7 @@ import type { InitializePayoutRequest, PayoutStatusRequest } from '../../contrac
 import { foundPayout, initializePayout, lookupPayout } from '../../domain/payouts.js';
 import { MESSAGES, RequestError } from '../../errors.js';
 import { toPaise } from '../../money.js';
-import type { Sandbox } from '../../runtime/sandbox.js';
+import type { Sandbox } from '../../admin/sandbox.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { callOf, type Call, type OperationHandler, type OperationHandlers } from '../mount.js';
@@ -17,7 +17,7 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
       await sb.repo.persist();
       res.set(SANDBOX_RULE_HEADER, rule);
       res.locals.refId = payout.ref_id;
-      if (fault) sb.coverage.hit(merchant.merchant_id, `fault.${rule}`);
+      if (fault) sb.events.behaviour(merchant.merchant_id, `fault.${rule}`);
       // A scripted fault after the payout was created: the client sees it, the payout lives on.
       if (fault?.type === 'error') throw new RequestError(fault.httpCode, fault.message);
       if (fault?.type === 'drop') {

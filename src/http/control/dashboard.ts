@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import express, { type RequestHandler } from 'express';
-import type { ChangeFeed } from '../../runtime/changes.js';
+import type { ChangeFeed } from '../../observe/changes.js';
 import { PACKAGE_ROOT } from '../../version.js';
 
 /** Where the build puts the dashboard's files (the page, its script, the vendored Preact + htm). */

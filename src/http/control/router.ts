@@ -1,16 +1,18 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { RequestError } from '../../errors.js';
-import { TransitionRefused, type Admin, type ScenarioChoice } from '../../runtime/admin.js';
-import type { Sandbox } from '../../runtime/sandbox.js';
+import { TransitionRefused, type Admin } from '../../admin/admin.js';
+import * as inputs from '../../admin/inputs.js';
+import { parse } from '../../admin/inputs.js';
+import type { Answer, Route } from './route.js';
+import type { Sandbox } from '../../admin/sandbox.js';
 import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
 import { Clock } from '../../clock.js';
 import { noteRefusal } from '../requests.js';
-import { inputParser } from '../validation.js';
+import { controlOpenApi } from './openapi.js';
 import { openApiDocument } from '../../contract/openapi.js';
-import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../runtime/coverage.js';
-import * as body from './schemas.js';
+import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../observe/coverage.js';
 import { changeStream, dashboardFiles } from './dashboard.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
@@ -25,136 +27,103 @@ function controlErrorHandler(err: unknown, _req: Request, res: Response, next: N
 
 /** A coverage report as asked: `?format=json|markdown|junit`, and `&uncovered=failed|skipped` for JUnit. */
 function coverageAnswer(req: Request, report: CoverageReport): Answer {
-  const q = req.query as Record<string, string | undefined>;
-  const format = q.format ?? 'json';
+  const { format = 'json', uncovered = 'failed' } = parse.coverageQuery(req.query);
   if (format === 'json') return report;
   if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(report), answer: true };
-  if (format === 'junit') {
-    const uncovered = q.uncovered ?? 'failed';
-    if (uncovered !== 'failed' && uncovered !== 'skipped') throw new RequestError(400, 'The uncovered field must be failed or skipped.');
-    return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(report, uncovered), answer: true };
-  }
-  throw new RequestError(400, 'The format field must be json, markdown or junit.');
+  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(report, uncovered), answer: true };
 }
-
-/** What a route answers: a JSON body, with a status other than 200 or headers where needed. */
-type Answer = unknown | { status: number; headers?: Record<string, string>; body?: unknown; text?: string; answer: true };
-type Route = [method: 'get' | 'post' | 'put' | 'patch', path: string, handle: (req: Request) => Answer | Promise<Answer>];
 
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
 const accepted = (b: unknown) => ({ status: 202, body: b, answer: true as const });
 const param = (req: Request, name: string) => String(req.params[name]);
 const merchantIdOf = (req: Request) => param(req, 'merchant_id');
-const limitOf = (req: Request) => Number((req.query as Record<string, string | undefined>).limit ?? 100) || 100;
 
-const parse = {
-  advance: inputParser(body.AdvanceClockBody),
-  checkout: inputParser(body.CreateCheckoutBody),
-  merchant: inputParser(body.CreateMerchantBody),
-  patchMerchant: inputParser(body.PatchMerchantBody),
-  credit: inputParser(body.CreditBody),
-  accountStatus: inputParser(body.AccountStatusBody),
-  payoutStatus: inputParser(body.PayoutStatusBody),
-  beneficiaryStatus: inputParser(body.BeneficiaryStatusBody),
-  checkoutStatus: inputParser(body.CheckoutStatusBody),
-  scenario: inputParser(body.ScenarioBody),
-  snapshot: inputParser(body.SnapshotBody),
-  retention: inputParser(body.RetentionBody),
-};
-
-/** The sandbox as a whole: health, reset, clock, scenario, snapshots, the API description. */
+/** The sandbox as a whole: health, reset, clock, scenario, snapshots, the API descriptions. */
 function sandboxRoutes(admin: Admin): Route[] {
   return [
-    ['get', '/health', () => admin.health()],
-    ['post', '/reset', () => admin.reset()],
-    ['get', '/clock', () => admin.clock()],
-    ['post', '/clock/advance', (req) => admin.advance(parse.advance(req.body).by)],
-    ['post', '/clock/next', () => admin.next()],
-    ['put', '/scenario', (req) => admin.useScenario(parse.scenario(req.body) as ScenarioChoice)],
-    ['get', '/openapi.json', () => openApiDocument()],
-    ['get', '/snapshots', () => admin.snapshots()],
-    ['post', '/snapshots', (req) => created(admin.snapshot(parse.snapshot(req.body).name))],
-    ['post', '/snapshots/:name/restore', (req) => admin.restore(param(req, 'name'))],
+    ['get', '/health', { summary: 'Health: { ok, version } (no admin token needed).' }, () => admin.health()],
+    ['post', '/reset', { summary: 'Back to the fixtures and scenario; clock back to its start; outbox, snapshots and journal emptied.' }, () => admin.reset()],
+    ['get', '/clock', { summary: 'The sandbox clock: { now, mode, speed }.' }, () => admin.clock()],
+    ['post', '/clock/advance', { summary: 'Manual clock: fires every due transition and delivery in time order.', body: inputs.AdvanceClockBody }, (req) => admin.advance(req.body ?? {})],
+    ['post', '/clock/next', { summary: 'Manual clock: on to the next scheduled event (409 when none).' }, () => admin.next()],
+    ['put', '/scenario', { summary: 'Puts a scenario in force: a file of scenarios/ by name, or an inline one.', body: inputs.ScenarioBody }, (req) => admin.useScenario(req.body)],
+    ['get', '/openapi.json', { summary: 'OpenAPI 3.1 of the emulated API.' }, () => openApiDocument()],
+    ['get', '/control-openapi.json', { summary: 'OpenAPI 3.1 of this control API.' }, () => controlOpenApi(controlRoutes(admin))],
+    ['get', '/snapshots', { summary: 'The whole-sandbox snapshots kept.' }, () => admin.snapshots()],
+    ['post', '/snapshots', { summary: 'Saves the whole state, clock and scenario.', body: inputs.SnapshotBody, status: 201 }, (req) => created(admin.snapshot(req.body ?? {}))],
+    ['post', '/snapshots/:name/restore', { summary: 'Brings a whole snapshot back.' }, (req) => admin.restore(param(req, 'name'))],
   ];
 }
 
 /** Merchants and their accounts. */
 function merchantRoutes(admin: Admin): Route[] {
   return [
-    ['post', '/merchants', async (req) => created(await admin.createMerchant(parse.merchant(req.body)))],
-    ['patch', '/merchants/:email', (req) => admin.patchMerchant(param(req, 'email'), parse.patchMerchant(req.body))],
-    ['post', '/accounts/:account_no/credit', (req) => admin.credit(param(req, 'account_no'), parse.credit(req.body).amount)],
-    ['patch', '/accounts/:account_no', (req) => admin.setAccountStatus(param(req, 'account_no'), parse.accountStatus(req.body).status)],
-    ['get', '/accounts/:account_no/ledger', (req) => admin.ledger(param(req, 'account_no'))],
+    ['post', '/merchants', { summary: 'A new isolated merchant with one funded ACTIVE VAN; answers its credentials.', body: inputs.CreateMerchantBody, status: 201 }, async (req) => created(await admin.createMerchant(req.body ?? {}))],
+    ['patch', '/merchants/:merchant_id', { summary: "Changes a merchant's webhook URL or version or per-transaction limit (merchant id, or its e-mail).", body: inputs.PatchMerchantBody }, (req) => admin.patchMerchant(merchantIdOf(req), req.body)],
+    ['post', '/accounts/:account_no/credit', { summary: 'Adds funds (rupees) through the ledger.', body: inputs.CreditBody }, (req) => admin.credit(param(req, 'account_no'), req.body ?? {})],
+    ['patch', '/accounts/:account_no', { summary: "Sets an account's status.", body: inputs.AccountStatusBody }, (req) => admin.setAccountStatus(param(req, 'account_no'), req.body ?? {})],
+    ['get', '/accounts/:account_no/ledger', { summary: 'Every ledger entry with its running balance, and whether balance = sum.' }, (req) => admin.ledger(param(req, 'account_no'))],
   ];
 }
 
 /** What the dashboard lists and opens (all of it scriptable as well). */
 function browseRoutes({ browse }: Admin): Route[] {
   return [
-    ['get', '/merchants', () => browse.merchants()],
-    ['get', '/merchants/:merchant_id/payouts', (req) => {
-      const q = req.query as Record<string, string | undefined>;
-      const cursor = q.cursor === undefined ? undefined : Number(q.cursor);
-      return browse.payouts(merchantIdOf(req), { status: q.status, mode: q.mode, van: q.van, limit: limitOf(req), cursor: Number.isInteger(cursor) ? cursor : undefined });
-    }],
-    ['get', '/payouts/:ref_id', (req) => browse.payout(param(req, 'ref_id'))],
-    ['get', '/merchants/:merchant_id/beneficiaries', (req) => browse.beneficiaries(merchantIdOf(req))],
-    ['get', '/merchants/:merchant_id/verifications', (req) => browse.verifications(merchantIdOf(req))],
-    ['get', '/merchants/:merchant_id/checkout', (req) => browse.checkout(merchantIdOf(req))],
-    ['get', '/demos', () => browse.demos()],
+    ['get', '/merchants', { summary: 'Every merchant with its accounts, clock and payout count.' }, () => browse.merchants()],
+    ['get', '/merchants/:merchant_id/payouts', { summary: "A page of a merchant's payouts, newest first.", query: inputs.PayoutsQuery }, (req) => browse.payouts(merchantIdOf(req), req.query)],
+    ['get', '/payouts/:ref_id', { summary: 'One payout: record, rule, timeline (taken and scheduled), deliveries.' }, (req) => browse.payout(param(req, 'ref_id'))],
+    ['get', '/merchants/:merchant_id/beneficiaries', { summary: "A merchant's beneficiaries, newest first." }, (req) => browse.beneficiaries(merchantIdOf(req))],
+    ['get', '/merchants/:merchant_id/verifications', { summary: "A merchant's verifications, newest first." }, (req) => browse.verifications(merchantIdOf(req))],
+    ['get', '/merchants/:merchant_id/checkout', { summary: "A merchant's checkout transactions, newest first." }, (req) => browse.checkout(merchantIdOf(req))],
+    ['get', '/demos', { summary: "The scenario's magic amounts, grouped: the dashboard's demo picker." }, () => browse.demos()],
   ];
 }
 
 /** One merchant's world on its own: its clock, snapshots and reset. */
 function tenantRoutes({ merchants }: Admin): Route[] {
   return [
-    ['get', '/merchants/:merchant_id/clock', (req) => merchants.clock(merchantIdOf(req))],
-    ['post', '/merchants/:merchant_id/clock/next', (req) => merchants.next(merchantIdOf(req))],
-    ['post', '/merchants/:merchant_id/clock/advance', (req) => merchants.advance(merchantIdOf(req), parse.advance(req.body).by)],
-    ['get', '/merchants/:merchant_id/snapshots', (req) => merchants.snapshots(merchantIdOf(req))],
-    ['post', '/merchants/:merchant_id/snapshots', (req) => created(merchants.snapshot(merchantIdOf(req), parse.snapshot(req.body).name))],
-    ['post', '/merchants/:merchant_id/snapshots/:name/restore', (req) => merchants.restore(merchantIdOf(req), param(req, 'name'))],
-    ['post', '/merchants/:merchant_id/reset', (req) => merchants.reset(merchantIdOf(req))],
+    ['get', '/merchants/:merchant_id/clock', { summary: "A merchant's clock (its own, or the sandbox clock it follows)." }, (req) => merchants.clock(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/clock/next', { summary: "On to the merchant's next scheduled event." }, (req) => merchants.next(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/clock/advance', { summary: "Moves only this merchant's clock, running its due items in order.", body: inputs.AdvanceClockBody }, (req) => merchants.advance(merchantIdOf(req), req.body ?? {})],
+    ['get', '/merchants/:merchant_id/snapshots', { summary: "The merchant's snapshots." }, (req) => merchants.snapshots(merchantIdOf(req))],
+    ['post', '/merchants/:merchant_id/snapshots', { summary: "Saves one merchant's records, clock and counters.", body: inputs.SnapshotBody, status: 201 }, (req) => created(merchants.snapshot(merchantIdOf(req), req.body ?? {}))],
+    ['post', '/merchants/:merchant_id/snapshots/:name/restore', { summary: "Brings one merchant's snapshot back." }, (req) => merchants.restore(merchantIdOf(req), param(req, 'name'))],
+    ['post', '/merchants/:merchant_id/reset', { summary: 'Back to how the merchant was made (same credentials).' }, (req) => merchants.reset(merchantIdOf(req))],
   ];
 }
 
-/** Forced changes of records, checkout transactions, webhook deliveries, the request journal. */
+/** Forced changes of records, checkout transactions, webhook deliveries, coverage, the request journal. */
 function recordRoutes(admin: Admin): Route[] {
   return [
-    ['post', '/payouts/:ref_id/status', (req) => {
-      const b = parse.payoutStatus(req.body);
-      return admin.forcePayoutStatus(param(req, 'ref_id'), b.status, b.bank_res_msg);
-    }],
-    ['post', '/beneficiaries/:id/status', (req) => {
-      parse.beneficiaryStatus(req.body);
-      return admin.activateBeneficiary(param(req, 'id'));
-    }],
-    ['post', '/checkout/transactions', async (req) => {
-      const { transaction, rule } = await admin.createCheckout(parse.checkout(req.body));
+    ['post', '/payouts/:ref_id/status', { summary: 'Forces a payout transition (webhook and refunds as usual).', body: inputs.PayoutStatusBody }, (req) => admin.forcePayoutStatus(param(req, 'ref_id'), req.body ?? {})],
+    ['post', '/beneficiaries/:id/status', { summary: 'Activates a Pending beneficiary.', body: inputs.BeneficiaryStatusBody }, (req) => admin.activateBeneficiary(param(req, 'id'), req.body ?? {})],
+    ['post', '/checkout/transactions', { summary: 'Creates an Initialized checkout transaction.', body: inputs.CreateCheckoutBody, status: 201 }, async (req) => {
+      const { transaction, rule } = await admin.createCheckout(req.body ?? {});
       return created(transaction, { [SANDBOX_RULE_HEADER]: rule });
     }],
-    ['post', '/checkout/transactions/:id/status', (req) => admin.setCheckoutStatus(param(req, 'id'), parse.checkoutStatus(req.body).status)],
-    ['get', '/webhooks', (req) => {
-      const q = req.query as Record<string, string | undefined>;
-      return admin.deliveries({ refId: q.ref_id, merchantId: q.merchant_id, limit: limitOf(req) });
-    }],
-    ['post', '/webhooks/settle', () => admin.settleWebhooks()],
-    ['get', '/webhooks/retention', () => admin.retention()],
-    ['put', '/webhooks/retention', (req) => admin.setRetention(parse.retention(req.body).max_deliveries_per_merchant)],
-    ['post', '/webhooks/:delivery_id/redeliver', async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
-    ['get', '/coverage', (req) => coverageAnswer(req, admin.coverage())],
-    ['get', '/merchants/:merchant_id/coverage', (req) => coverageAnswer(req, admin.coverage(param(req, 'merchant_id')))],
-    ['get', '/requests', (req) => admin.requests(limitOf(req))],
-    ['get', '/requests/:request_id', (req) => admin.request(param(req, 'request_id'))],
+    ['post', '/checkout/transactions/:id/status', { summary: "Forces a checkout transaction's status.", body: inputs.CheckoutStatusBody }, (req) => admin.setCheckoutStatus(param(req, 'id'), req.body ?? {})],
+    ['get', '/webhooks', { summary: 'Webhook deliveries, newest first.', query: inputs.DeliveriesQuery }, (req) => admin.deliveries(req.query)],
+    ['post', '/webhooks/settle', { summary: 'Waits for webhook attempts under way and what they schedule that is already due.' }, () => admin.settleWebhooks()],
+    ['get', '/webhooks/retention', { summary: 'Finished deliveries kept per merchant.' }, () => admin.retention()],
+    ['put', '/webhooks/retention', { summary: 'Changes the retention (the oldest finished go first).', body: inputs.RetentionBody }, (req) => admin.setRetention(req.body ?? {})],
+    ['post', '/webhooks/:delivery_id/redeliver', { summary: 'Sends a delivery again now.', status: 202 }, async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
+    ['get', '/coverage', { summary: 'Behaviour coverage of every merchant: JSON, Markdown or JUnit.', query: inputs.CoverageQuery }, (req) => coverageAnswer(req, admin.coverage())],
+    ['get', '/merchants/:merchant_id/coverage', { summary: "One merchant's behaviour coverage.", query: inputs.CoverageQuery }, (req) => coverageAnswer(req, admin.coverage(merchantIdOf(req)))],
+    ['get', '/requests', { summary: 'The request journal, newest first.', query: inputs.RequestsQuery }, (req) => admin.requests(req.query)],
+    ['get', '/requests/:request_id', { summary: 'One journal entry (id = the X-Request-Id answered): the rule that matched, any refused transition.' }, (req) => admin.request(param(req, 'request_id'))],
   ];
+}
+
+/** Every control route, as the router mounts them and the control API's OpenAPI document lists them. */
+export function controlRoutes(admin: Admin): Route[] {
+  return [...sandboxRoutes(admin), ...merchantRoutes(admin), ...browseRoutes(admin), ...tenantRoutes(admin), ...recordRoutes(admin)];
 }
 
 function isAnswer(a: unknown): a is { status: number; headers?: Record<string, string>; body?: unknown; text?: string } {
   return typeof a === 'object' && a !== null && (a as { answer?: unknown }).answer === true;
 }
 
-function handler(handle: Route[2]): RequestHandler {
+function handler(handle: Route[3]): RequestHandler {
   return async (req, res) => {
     const a = await handle(req);
     if (!isAnswer(a)) {
@@ -199,12 +168,13 @@ export function controlRouter(sb: Sandbox): Router {
   const prefix = '/__sandbox';
   // The dashboard's files hold no data: they load without the token, and the page asks for it.
   router.use(`${prefix}/ui`, dashboardFiles());
+  const routes = controlRoutes(sb.admin);
+  // Health reveals nothing and is what container health checks and load balancers ask: no token.
+  const open = (path: string) => path === '/health';
+  for (const [method, path, , handle] of routes.filter(([, path]) => open(path))) router[method](`${prefix}${path}`, handler(handle));
   for (const guard of adminAuth(sb.config.adminToken)) router.use(prefix, guard);
   router.get(`${prefix}/events`, changeStream(sb.changes));
-  const routes = [...sandboxRoutes(sb.admin), ...merchantRoutes(sb.admin), ...browseRoutes(sb.admin), ...tenantRoutes(sb.admin), ...recordRoutes(sb.admin)];
-  for (const [method, path, handle] of routes) {
-    router[method](`${prefix}${path}`, handler(handle));
-  }
+  for (const [method, path, , handle] of routes.filter(([, path]) => !open(path))) router[method](`${prefix}${path}`, handler(handle));
   router.use(prefix, (req, _res, next) => next(new RequestError(404, `No control route ${req.method} ${req.originalUrl.split('?')[0]}.`)));
   router.use(prefix, controlErrorHandler);
   return router;

@@ -20,6 +20,9 @@ export const MAGIC_INVALID: Record<VerificationType, string> = {
 /** The Aadhaar OTP that verifies; any other gives `valid: false`. */
 export const AADHAAR_OTP = '123456';
 
+/** Whether an Aadhaar step 2 brings the OTP the sandbox sent (always AADHAAR_OTP). */
+export const aadhaarOtpOk = (fields: Record<string, string | undefined>): boolean => fields.otp === AADHAAR_OTP;
+
 export const GST_STATES: Record<string, string> = {
   '01': 'Jammu and Kashmir', '02': 'Himachal Pradesh', '03': 'Punjab', '04': 'Chandigarh', '05': 'Uttarakhand',
   '06': 'Haryana', '07': 'Delhi', '08': 'Rajasthan', '09': 'Uttar Pradesh', '10': 'Bihar', '11': 'Sikkim',

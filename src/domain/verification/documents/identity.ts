@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import { AADHAAR_OTP, GST_STATES, STATE_CODES, address, cityName, isoDate, pastDate, personName, type DocumentVerifier } from './common.js';
+import { GST_STATES, aadhaarOtpOk, STATE_CODES, address, cityName, isoDate, pastDate, personName, type DocumentVerifier } from './common.js';
 
 /** A person's documents: PAN, driving licence, voter ID, passport, Aadhaar. */
 
@@ -92,7 +92,7 @@ export const verifyPassport: DocumentVerifier = (f, doc, fields, magic) => {
 };
 
 export const verifyAadhaar: DocumentVerifier = (f, doc, fields, magic) => {
-  const otpOk = fields.otp === AADHAAR_OTP;
+  const otpOk = aadhaarOtpOk(fields);
   const valid = !magic && otpOk;
   const base = { ref_id: fields.ref_id ?? '', aadhaar_number: `XXXXXXXX${doc.slice(8)}` };
   if (!valid) return { ...base, valid: false, message: magic ? 'Invalid Aadhaar number' : 'Invalid OTP' };

@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { compile, validate } from '../contract/validate.js';
 import { RequestError } from '../errors.js';
+import { compile, validate, type ValidateOptions } from './validate.js';
 
 /** Schemas of parsers made but not yet compiled. */
 const uncompiled = new Set<TSchema>();
@@ -8,12 +8,14 @@ const uncompiled = new Set<TSchema>();
 /**
  * A parser for one request schema. The schema is compiled on first use, or earlier by
  * precompileParsers() (which the CLI and startSandbox() run right after they are ready), so
- * compiling never delays start-up. The first failing field becomes envelope A 400.
+ * compiling never delays start-up. The first failing field becomes a RequestError 400 (envelope
+ * A on the emulated API, `{ error }` on the control API). `strict` is the control API's reading
+ * (see validate()).
  */
-export function inputParser<S extends TSchema>(schema: S): (input: unknown) => Static<S> {
+export function inputParser<S extends TSchema>(schema: S, options: ValidateOptions = {}): (input: unknown) => Static<S> {
   uncompiled.add(schema);
   return (input) => {
-    const result = validate(schema, input);
+    const result = validate(schema, input, options);
     if (!result.ok) throw new RequestError(400, result.message);
     return result.value;
   };

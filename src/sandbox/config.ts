@@ -35,7 +35,7 @@ export interface SandboxConfig {
   insecureOpenControl: boolean;
   /** Hosts webhooks may be sent to (`*.example.com` patterns); null: any. */
   webhookAllow: string[] | null;
-  /** Caps (see README "Running a shared sandbox"). */
+  /** Caps (see docs/operations.md "Running a shared sandbox"). */
   maxMerchants: number;
   maxRecordsPerMerchant: number;
   maxRecords: number;

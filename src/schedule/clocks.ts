@@ -1,6 +1,6 @@
 import { Clock, type ClockMode } from '../clock.js';
-import type { MerchantClock, State } from './state.js';
-import type { Store } from './store.js';
+import type { MerchantClock, State } from '../store/state.js';
+import type { Store } from '../store/store.js';
 
 /** The scheduler lane (and clock) of everything that follows the sandbox clock. */
 export const SANDBOX_LANE = '';

@@ -1,20 +1,11 @@
 import { toRupees } from '../money.js';
 import type { TimelineStep } from '../scenario/scenario.js';
 import type { Merchant, Payout } from '../store/state.js';
-import { requireMerchant, requirePayout } from './lookups.js';
+import { requireMerchant, requirePayout } from './refusals.js';
 import { toIso } from '../time.js';
-import type { SandboxCore } from './core.js';
+import type { SandboxCore } from '../sandbox/core.js';
+import { parse, type PayoutsQuery } from './inputs.js';
 import * as views from './views.js';
-
-export interface PayoutFilter {
-  status?: string;
-  /** Payment method: 1001 IMPS, 1002 NEFT, 1003 RTGS. */
-  mode?: string;
-  van?: string;
-  limit?: number;
-  /** Where the previous page ended (its `next`). */
-  cursor?: number;
-}
 
 /**
  * What the dashboard lists and opens, as control-API answers (so all of it is scriptable too):
@@ -50,8 +41,9 @@ export class Browse {
     };
   }
 
-  /** A page of the merchant's payouts, newest first; `next` continues it (null at the end). */
-  payouts(merchantId: string, filter: PayoutFilter = {}) {
+  /** A page of the merchant's payouts, newest first (PayoutsQuery: filters, limit, cursor); `next` continues it (null at the end). */
+  payouts(merchantId: string, query: PayoutsQuery | Record<string, unknown> = {}) {
+    const filter = parse.payoutsQuery(query);
     requireMerchant(this.sb.repo, merchantId);
     const { repo } = this.sb;
     const ids = repo.payoutIdsOf(merchantId);

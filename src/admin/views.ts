@@ -4,8 +4,8 @@ import { toRupees } from '../money.js';
 import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
 import type { Clock } from '../clock.js';
-import type { Clocks } from '../store/clocks.js';
-import { mapAmounts } from './terms.js';
+import type { Clocks } from '../schedule/clocks.js';
+import { mapAmounts } from '../sandbox/terms.js';
 
 /** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
 

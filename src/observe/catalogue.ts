@@ -1,11 +1,14 @@
 import { MAGIC_INVALID, AADHAAR_OTP } from '../domain/verification/documents.js';
+import { AADHAAR_OTP_TTL_MS } from '../domain/verification/verify.js';
+import { formatDuration } from '../duration.js';
+import type { BehaviourId } from '../behaviours.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { PayoutRule, Scenario } from '../scenario/scenario.js';
 import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
 /** One behaviour a merchant integration should be shown to handle. */
 export interface CatalogueItem {
-  id: string;
+  id: BehaviourId;
   group: string;
   description: string;
   /** How to make the sandbox show it: a magic value, a natural condition, a control call. */
@@ -34,7 +37,7 @@ function errorItems(s: Scenario): CatalogueItem[] {
   return ERROR_CODES.map((code) => {
     const magic = s.payouts.rules.find((r) => r.outcome.kind === 'reject' && r.outcome.code === code);
     const how = [magic ? trigger(magic) : null, NATURAL[code]].filter((x) => x !== null).join('; or ');
-    return { id: `error.${code}`, group: 'business errors', description: `envelope B ${code}`, how };
+    return { id: `error.${code}` as const, group: 'business errors', description: `envelope B ${code}`, how };
   });
 }
 
@@ -47,18 +50,18 @@ function payoutItems(s: Scenario): CatalogueItem[] {
     const inline = status === 'NEW' ? 'remarks "sbx:NEW@0s>Pending@5s>Success@5s"' : `remarks "sbx:${status}@5s", then advance 5s`;
     const byDefault = plan.initialStatus === status ? 'any initialize' : plan.steps.some((st) => st.status === status) ? 'any initialize, then advance past the default timeline' : null;
     const how = [byDefault, rule ? trigger(rule) : null, inline].filter((x) => x !== null).join('; or ');
-    return { id: `payout.status.${status}`, group: 'payout statuses', description: `a payout seen in ${status}`, how };
+    return { id: `payout.status.${status}` as const, group: 'payout statuses', description: `a payout seen in ${status}`, how };
   });
   const reversal = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')));
   return [
     ...statuses,
     {
-      id: 'payout.reversed',
+      id: 'payout.reversed' as const,
       group: 'payout statuses',
       description: 'Success → Failed: a reversal, refunded',
       how: `${reversal ? `${trigger(reversal)}; or ` : ''}remarks "sbx:Success@5s>Failed@1h"; or POST /__sandbox/payouts/{ref_id}/status {"status":"Failed"} after Success`,
     },
-    { id: 'payout.duplicate_client_ref_id', group: 'idempotency', description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
+    { id: 'payout.duplicate_client_ref_id' as const, group: 'idempotency', description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
   ];
 }
 
@@ -68,22 +71,30 @@ function faultItems(s: Scenario): CatalogueItem[] {
     .map((r) => {
       const f = r.outcome.kind === 'fault' ? r.outcome.fault : null;
       const what = f?.type === 'error' ? `HTTP ${f.httpCode}${f.create ? ' after the payout was created' : ''}` : f?.type === 'drop' ? 'connection dropped, no answer' : 'answer delayed';
-      return { id: `fault.${r.name}`, group: 'transport faults', description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
+      return { id: `fault.${r.name}` as const, group: 'transport faults', description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
     });
 }
 
 /** Items of one group, as [id, description, how] rows. */
-function inGroup(group: string, rows: Array<[id: string, description: string, how: string]>): CatalogueItem[] {
+function inGroup(group: string, rows: Array<[id: BehaviourId, description: string, how: string]>): CatalogueItem[] {
   return rows.map(([id, description, how]) => ({ id, group, description, how }));
 }
 
-function requestItems(): CatalogueItem[] {
+/** `4th`, `11th`, `22nd`: an ordinal for a count. */
+function ordinal(n: number): string {
+  const teen = n % 100 >= 11 && n % 100 <= 13;
+  const suffix = teen ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  return `${n}${suffix}`;
+}
+
+function requestItems(s: Scenario): CatalogueItem[] {
+  const { status_check: status, balance_check: balance } = s.limits;
   return inGroup('requests', [
     ['request.validation', 'a request refused for its fields (envelope A 400)', 'leave out a required field, e.g. client_ref_id'],
     ['auth.dashboard', 'wrong dashboard credentials (envelope A 401)', "a wrong x-api-secret with the merchant's email"],
     ['auth.checkout', 'wrong checkout credentials (401)', 'a wrong AccessToken with the MerchantId'],
-    ['ratelimit.status_check', 'status check rate-limited (429, Retry-After)', 'a 4th status check of one payout within a minute'],
-    ['ratelimit.balance_check', 'balance check rate-limited (429, Retry-After)', 'an 11th balance check of one VAN within a minute'],
+    ['ratelimit.status_check', 'status check rate-limited (429, Retry-After)', `a ${ordinal(status.limit + 1)} status check of one payout within ${formatDuration(status.windowMs)}`],
+    ['ratelimit.balance_check', 'balance check rate-limited (429, Retry-After)', `a ${ordinal(balance.limit + 1)} balance check of one VAN within ${formatDuration(balance.windowMs)}`],
   ]);
 }
 
@@ -94,17 +105,17 @@ function recordItems(): CatalogueItem[] {
       ['beneficiary.activated', 'a beneficiary turned Active', 'advance past the activation delay, or POST /__sandbox/beneficiaries/{id}/status'],
     ]),
     ...inGroup('verification', [
-      ...VERIFICATION_TYPES.flatMap((t): Array<[string, string, string]> => [
+      ...VERIFICATION_TYPES.flatMap((t): Array<[BehaviourId, string, string]> => [
         [`verification.${t}.valid`, `${t} verified valid`, `verify a well-formed ${t} number`],
         [`verification.${t}.invalid`, `${t} verified invalid (valid: false)`, `verify ${t} number ${MAGIC_INVALID[t]}`],
       ]),
       ['verification.AADHAAR.otp_sent', 'Aadhaar step 1: OTP sent', 'verify AADHAAR with the number alone'],
       ['verification.AADHAAR.otp_wrong', 'Aadhaar step 2 with a wrong OTP', `step 2 with an OTP other than ${AADHAAR_OTP}`],
-      ['verification.AADHAAR.otp_expired', 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', 'advance 10m between the two steps'],
+      ['verification.AADHAAR.otp_expired', 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', `advance ${formatDuration(AADHAAR_OTP_TTL_MS)} between the two steps`],
     ]),
     ...inGroup(
       'checkout',
-      CHECKOUT_STATUSES.map((st) => [
+      CHECKOUT_STATUSES.map((st): [BehaviourId, string, string] => [
         `checkout.status.${st}`,
         `a checkout transaction seen ${st}`,
         `POST /__sandbox/checkout/transactions, then ${st === 'Initialized' ? 'look it up at once' : `POST …/status {"status":"${st}"} or advance`}`,
@@ -126,5 +137,5 @@ function webhookItems(): CatalogueItem[] {
 
 /** The catalogue, derived from the vocabulary, the error codes and the scenario in force. */
 export function catalogue(s: Scenario): CatalogueItem[] {
-  return [...errorItems(s), ...payoutItems(s), ...faultItems(s), ...requestItems(), ...recordItems(), ...webhookItems()];
+  return [...errorItems(s), ...payoutItems(s), ...faultItems(s), ...requestItems(s), ...recordItems(), ...webhookItems()];
 }

@@ -1,9 +1,9 @@
 import type { Logger } from 'pino';
-import type { Clock } from './clock.js';
-import { SANDBOX_LANE, type Clocks } from './store/clocks.js';
-import { Lane, MAX_TIMER_MS, heapOf, settleWithin } from './store/lane.js';
-import type { DueItem, DueKind, State } from './store/state.js';
-import type { Store } from './store/store.js';
+import type { Clock } from '../clock.js';
+import { SANDBOX_LANE, type Clocks } from './clocks.js';
+import { Lane, MAX_TIMER_MS, heapOf, settleWithin } from './lane.js';
+import type { DueItem, DueKind, State } from '../store/state.js';
+import { StoreWriteError, type Store } from '../store/store.js';
 
 /** A handler may start async work (a webhook attempt) and return its promise. */
 type Handler = (item: DueItem) => void | Promise<void>;
@@ -137,15 +137,23 @@ export class Scheduler {
     return this.exclusive(lane, async () => {
       const target = lane.clock.now() + ms;
       await this.runUntil(lane, target, performance.now() + ADVANCE_SETTLE_MS);
-      // The store could not write what ran: the clock stays at the last item run, and what is
-      // left runs when the store recovers (or at the next advance).
-      if (this.store.failure !== null) throw this.store.failure;
+      // The store could not write what ran: the clock stays at the last item run (and is kept
+      // there), and what is left runs when the store recovers (or at the next advance).
+      if (this.store.failure !== null) {
+        this.recordClock(key, lane);
+        throw this.store.failure;
+      }
       lane.clock.set(target);
-      if (key === SANDBOX_LANE) this.getState().clock.now = target;
-      else this.clocks.record(key);
+      this.recordClock(key, lane);
       lane.releaseWaiters();
       await this.persist();
     });
+  }
+
+  /** Keeps a manual clock's time in the state (the sandbox clock's, or a merchant's own). */
+  private recordClock(key: string, lane: Lane): void {
+    if (key === SANDBOX_LANE) this.getState().clock.now = lane.clock.now();
+    else this.clocks.record(key);
   }
 
   /** Runs whatever is due now on every clock (at start-up, after a forced change, when a timer fires). */
@@ -161,7 +169,7 @@ export class Scheduler {
   private runLane(lane: Lane): Promise<void> {
     return this.exclusive(lane, async () => {
       try {
-        if (this.store.failure !== null) return;
+        if (this.store.failure !== null || this.stopped) return;
         const n = await this.runUntil(lane, lane.clock.now(), null);
         if (n > 0) await this.persist();
       } finally {
@@ -247,7 +255,11 @@ export class Scheduler {
     const delay = Math.min(lane.clock.realDelayUntil(top.due), MAX_TIMER_MS);
     lane.timer = setTimeout(() => {
       lane.timer = null;
-      void this.runLane(lane).catch((err: unknown) => this.logger.error({ err }, 'scheduler pass failed'));
+      void this.runLane(lane).catch((err: unknown) => {
+        // A write that failed is the store's to retry (it says why); anything else is a fault.
+        if (err instanceof StoreWriteError) this.logger.warn({ reason: err.message }, 'due items ran, but could not be written yet: they are once the store can');
+        else this.logger.error({ err }, 'scheduler pass failed');
+      });
     }, delay);
     lane.timer.unref();
   }

@@ -1,16 +1,10 @@
-import { parseDuration } from '../duration.js';
+import { durationMs } from '../duration.js';
 import { RequestError } from '../errors.js';
-import type { SandboxCore } from './core.js';
-import { requireMerchant } from './lookups.js';
+import type { SandboxCore } from '../sandbox/core.js';
+import { bodyOf, parse } from './inputs.js';
+import { requireMerchant } from './refusals.js';
 import type { Snapshots } from './snapshots.js';
 import { merchantClockView } from './views.js';
-
-/** A duration (`'24h'`) or milliseconds, checked. */
-export function durationMs(by: string | number): number {
-  const ms = typeof by === 'number' ? by : parseDuration(by);
-  if (ms === null || !(ms >= 0)) throw new RequestError(400, `not a duration: ${String(by)} (use e.g. 500ms, 5s, 30m, 24h or 1d)`);
-  return ms;
-}
 
 /**
  * One merchant's world, on its own (Stripe's test clocks are the model): its clock, its
@@ -36,9 +30,9 @@ export class MerchantAdmin {
    * merchant that follows the sandbox clock gets a manual clock of its own first, at the sandbox
    * time, and from then on no longer moves with the sandbox clock.
    */
-  async advance(merchantId: string, by: string | number) {
+  async advance(merchantId: string, by: string | number | { by: string }) {
+    const ms = typeof by === 'number' ? durationMs(by) : durationMs(parse.advance(bodyOf(by, 'by')).by);
     this.require(merchantId);
-    const ms = durationMs(by);
     const { clocks, scheduler } = this.sb;
     if (!clocks.hasOwn(merchantId)) {
       if (clocks.sandbox.mode !== 'manual') throw new RequestError(409, 'This merchant follows the sandbox clock, which is real: create a merchant with clock: { "mode": "manual" } to advance it on its own.');
@@ -64,9 +58,10 @@ export class MerchantAdmin {
     return this.snaps.listOf(merchantId);
   }
 
-  snapshot(merchantId: string, name: string) {
+  snapshot(merchantId: string, name: string | { name: string }) {
+    const body = parse.snapshot(bodyOf(name, 'name'));
     this.require(merchantId);
-    return this.snaps.saveMerchant(merchantId, name);
+    return this.snaps.saveMerchant(merchantId, body.name);
   }
 
   async restore(merchantId: string, name: string) {

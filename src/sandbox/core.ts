@@ -1,17 +1,17 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
-import type { DomainContext, PayoutEvents } from '../domain/context.js';
+import type { DomainContext, EventBus } from '../domain/context.js';
 import type { SandboxRandom } from '../random.js';
 import type { RateLimitRule, Scenario } from '../scenario/scenario.js';
-import type { Scheduler } from '../scheduler.js';
+import type { Scheduler } from '../schedule/scheduler.js';
 import type { Repo } from '../store/repo.js';
 import type { MerchantSlice, State } from '../store/state.js';
 import type { Store } from '../store/store.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { SandboxConfig } from './config.js';
-import type { Journal } from './journal.js';
-import type { ChangeFeed } from './changes.js';
-import type { Coverage } from './coverage.js';
+import type { Journal } from '../observe/journal.js';
+import type { ChangeFeed } from '../observe/changes.js';
+import type { Coverage } from '../observe/coverage.js';
 
 export interface RateLimits {
   status_check: RateLimitRule;
@@ -39,7 +39,7 @@ export interface SandboxCore extends DomainContext {
   random: SandboxRandom;
   logger: Logger;
   scheduler: Scheduler;
-  events: PayoutEvents;
+  events: EventBus;
   webhooks: WebhookOutbox;
   /** The scenario in force. */
   scenario(): Scenario;
@@ -48,7 +48,7 @@ export interface SandboxCore extends DomainContext {
   journal: Journal;
   /** Change notifications for live views (the dashboard's event stream). */
   changes: ChangeFeed;
-  /** Behaviour coverage per merchant (see README "Coverage of your integration"). */
+  /** Behaviour coverage per merchant (see docs/coverage.md). */
   coverage: Coverage;
   /** The rate limiters' counters (cleared on reset and restore). */
   counters: Set<Counters>;

@@ -3,34 +3,23 @@ import type { SandboxCore } from './core.js';
 import { Clock, DEFAULT_MANUAL_START } from '../clock.js';
 import { runBeneficiaryActivation } from '../domain/beneficiaries.js';
 import { runCheckoutStep } from '../domain/checkout.js';
-import { PayoutEvents, type DomainContext } from '../domain/context.js';
+import { EventBus, type DomainContext } from '../domain/context.js';
 import { runPayoutStep } from '../domain/lifecycle.js';
 import { SandboxRandom } from '../random.js';
 import { loadScenario, scenarioFromValue, type Scenario } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
-import { Scheduler } from '../scheduler.js';
+import { Scheduler } from '../schedule/scheduler.js';
 import { Repo } from '../store/repo.js';
-import { openStore } from '../store/store.js';
-import { Clocks } from '../store/clocks.js';
+import { StoreFileError, StoreWriteError, openStore, type Store } from '../store/store.js';
+import { Clocks } from '../schedule/clocks.js';
 import { putSlice, stampOwners, takenIds } from '../store/slices.js';
 import { RequestError } from '../errors.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
-import { Admin } from './admin.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import { fixturesFromValue, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
-import { Journal } from './journal.js';
-import { ChangeFeed } from './changes.js';
-import { Coverage, writeCoverageReport } from './coverage.js';
-
-/**
- * The running sandbox: the store, the clock, the scheduler, the outbox and their wiring. The
- * emulated API and the control API (HTTP) and the in-process handle all reach the sandbox
- * through this; the admin surface through `admin`.
- */
-export interface Sandbox extends SandboxCore {
-  /** The one admin surface: the control API and the in-process handle both call it. */
-  admin: Admin;
-}
+import { Journal } from '../observe/journal.js';
+import { ChangeFeed } from '../observe/changes.js';
+import { Coverage, writeCoverageReport } from '../observe/coverage.js';
 
 export type { Counters, RateLimits, SandboxCore } from './core.js';
 import type { CounterEntries } from './core.js';
@@ -77,7 +66,7 @@ async function writeOut(sb: SandboxCore): Promise<void> {
 }
 
 /** The scheduler's handlers and the status-change listener. */
-function wire(sb: Sandbox): void {
+function wire(sb: SandboxCore): void {
   sb.events.onPayoutStatus((payout) => sb.webhooks.enqueue(payout));
   sb.events.onBehaviour((merchantId, id) => sb.coverage.hit(merchantId, id));
   sb.scheduler.on('payout_step', (item) => runPayoutStep(sb, item));
@@ -115,29 +104,71 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
   [...sb.counters].forEach((c, i) => c.replaceMerchant(id, counters?.[i]));
 }
 
+/** The inputs read and checked, before anything of the data file is touched. */
+interface Inputs {
+  config: SandboxConfig;
+  fixtures: Fixtures;
+  scenario: Scenario;
+  clock: Clock;
+  logger: Logger;
+}
+
 /**
- * Builds the runtime from options (the CLI's, startSandbox's, or a test's): files read and
- * checked, the store opened, everything due while the sandbox was stopped run. Invalid options
- * or files reject before anything is written.
+ * The store, opened (the lock taken, the document checked, the log replayed); what an operator
+ * should know of it said on stderr, even when the opening fails; a new store's fixtures written.
  */
-export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+async function openDataStore({ config, fixtures, clock, logger }: Inputs): Promise<Store> {
+  const notices: string[] = [];
+  const options = { fsync: config.fsync, compactBytes: config.compactBytes, hooks: config.storeHooks ?? undefined, warn: (message: string) => logger.warn(message) };
+  try {
+    const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), options, notices);
+    if (created) {
+      try {
+        await store.persist();
+      } catch (err) {
+        await store.release();
+        throw err;
+      }
+    }
+    return store;
+  } finally {
+    for (const notice of notices) process.stderr.write(`payout-sandbox: ${notice}\n`);
+  }
+}
+
+/**
+ * Builds the runtime (the admin surface is put on it by admin/sandbox.ts) from options (the
+ * CLI's, startSandbox's, or a test's): files read and checked, the store opened, everything due
+ * while the sandbox was stopped run. Invalid options or files reject before anything is written;
+ * records in the data file that cannot be used stop the start with the file named, its files let
+ * go of, unchanged.
+ */
+export async function openCore(options: SandboxOptions = {}): Promise<{ core: SandboxCore; fixtureMerchants: number }> {
   const config = resolveConfig(options);
   const fixtures = await fixturesOf(config.fixtures);
-  const configuredScenario = await scenarioOf(config.scenario);
-  let scenario = configuredScenario;
+  const scenario = await scenarioOf(config.scenario);
   const clock = new Clock({ mode: config.clock, speed: config.speed, start: config.clockStart ?? undefined });
+  const inputs: Inputs = { config, fixtures, scenario, clock, logger: loggerOf(config) };
+  const store = await openDataStore(inputs);
+  try {
+    return { core: await assemble(inputs, store), fixtureMerchants: fixtures.merchants.length };
+  } catch (err) {
+    await store.release();
+    if (store.kind === 'memory' || err instanceof StoreFileError || err instanceof StoreWriteError) throw err;
+    throw new StoreFileError(`${config.data}: the records in the data file cannot be used (${(err as Error).message}); see docs/operations.md "Data file and change log"`);
+  }
+}
+
+/** The runtime around an open store: repo, clocks, scheduler, outbox, journal, coverage, wired. */
+async function assemble({ config, fixtures, scenario: configuredScenario, clock, logger }: Inputs, store: Store): Promise<SandboxCore> {
+  let scenario = configuredScenario;
   const random = new SandboxRandom(config.seed ?? undefined);
-  const notices: string[] = [];
-  const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), { fsync: config.fsync, compactBytes: config.compactBytes, hooks: config.storeHooks ?? undefined }, notices);
-  for (const notice of notices) process.stderr.write(`payout-sandbox: ${notice}\n`);
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
   stampOwners(store.state);
-  if (created) await store.persist();
   const repo = new Repo(store, { perMerchant: config.maxRecordsPerMerchant, total: config.maxRecords });
-  const logger = loggerOf(config);
   const clocks = new Clocks(clock, store);
   const scheduler = new Scheduler(clocks, store, logger);
-  const domain: DomainContext = { repo, clocks, random, scheduler, events: new PayoutEvents(), logger, scenario: () => scenario };
+  const domain: DomainContext = { repo, clocks, random, scheduler, events: new EventBus(), logger, scenario: () => scenario };
   const webhooks = outboxOf(domain, config, () => store.persist());
   const changes = new ChangeFeed();
   store.onChanged = (c) => changes.note(c);
@@ -184,9 +215,8 @@ export async function openSandbox(options: SandboxOptions = {}): Promise<Sandbox
       return closed;
     },
   };
-  const sb: Sandbox = Object.assign(core, { admin: new Admin(core, fixtures.merchants.length) });
-  wire(sb);
+  wire(core);
   // Whatever fell due while the sandbox was stopped happens now.
   await scheduler.runDue();
-  return sb;
+  return core;
 }

@@ -1,6 +1,6 @@
 import TinyQueue from 'tinyqueue';
 import type { Clock } from '../clock.js';
-import type { DueItem } from './state.js';
+import type { DueItem } from '../store/state.js';
 
 /** setTimeout's longest delay; a later item re-arms when this fires. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

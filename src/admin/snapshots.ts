@@ -3,7 +3,7 @@ import type { Scenario } from '../scenario/scenario.js';
 import { sliceOf } from '../store/slices.js';
 import type { MerchantSlice, State } from '../store/state.js';
 import { toIso } from '../time.js';
-import type { CounterEntries, SandboxCore } from './core.js';
+import type { CounterEntries, SandboxCore } from '../sandbox/core.js';
 
 interface Saved {
   at: string;

@@ -2,6 +2,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Scenario } from '../scenario/scenario.js';
 import type { Store } from '../store/store.js';
+import type { BehaviourId } from '../behaviours.js';
 import { catalogue } from './catalogue.js';
 
 export interface CoverageReport {
@@ -24,7 +25,7 @@ export class Coverage {
     return (this.store.state.coverage ??= {});
   }
 
-  hit(merchantId: string, id: string): void {
+  hit(merchantId: string, id: BehaviourId): void {
     const all = this.counts();
     const mine = (all[merchantId] ??= {});
     mine[id] = (mine[id] ?? 0) + 1;
