@@ -26,10 +26,10 @@ try {
   await page.getByRole('row').nth(50).waitFor();
   const times = [];
   for (let i = 0; i < 10; i++) {
-    await page.getByRole('button', { name: 'Accounts', exact: true }).click();
+    await page.getByRole('link', { name: 'Accounts', exact: true }).click();
     await page.getByText('agrees with the balance').first().waitFor();
     const t0 = Date.now();
-    await page.getByRole('button', { name: 'Payouts', exact: true }).click();
+    await page.getByRole('link', { name: 'Payouts', exact: true }).click();
     await page.getByRole('row').nth(50).waitFor();
     times.push(Date.now() - t0);
   }

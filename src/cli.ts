@@ -1,3 +1,6 @@
+import { rmSync, unlinkSync } from 'node:fs';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
@@ -41,6 +44,12 @@ function percent(value: string): number {
   const problem = percentProblem(n);
   if (problem) throw new InvalidArgumentError(`${problem}.`);
   return n;
+}
+
+function uncoveredAs(value: string): 'failed' | 'skipped' {
+  if (value === 'skipped') return 'skipped';
+  if (value === 'failure' || value === 'failed') return 'failed';
+  throw new InvalidArgumentError('Allowed choices are failure, skipped.');
 }
 
 function hostList(value: string): string[] {
@@ -89,6 +98,16 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
     .addOption(env(new Option('--coverage-report <file>', 'write the behaviour-coverage report on shutdown (.json, .md, or .xml for JUnit)'), 'COVERAGE_REPORT'))
     .addOption(env(new Option('--coverage-min <percent>', 'exit 3 on shutdown when fewer behaviours are covered').argParser(percent), 'COVERAGE_MIN'))
+    .addOption(
+      env(
+        new Option('--coverage-uncovered <how>', 'in a JUnit (.xml) coverage report, an uncovered behaviour is a failure or skipped')
+          .argParser(uncoveredAs)
+          .default('failed', 'failure'),
+        'COVERAGE_UNCOVERED',
+      ),
+    )
+    .addOption(env(new Option('--coverage-ignore <groups>', 'coverage groups left out of the report and gate, comma-separated (e.g. verification,checkout)').argParser(hostList), 'COVERAGE_IGNORE'))
+    .addOption(env(new Option('--ready-file <file>', 'write { url, port, pid, control_url } as JSON once listening (removed at exit)'), 'READY_FILE'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
     .addOption(env(new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList), 'WEBHOOK_ALLOW'));
   for (const [key, help] of Object.entries(CAPS) as Array<[keyof typeof CAPS, string]>) {
@@ -143,16 +162,46 @@ async function open(options: SandboxOptions): Promise<SandboxApp> {
   }
 }
 
+/** Why listening failed, and what to do about a port in use. */
+function listenProblem(err: unknown, host: string): string {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (e.code === 'EADDRINUSE') {
+    return `port ${e.port ?? '?'} on ${host} is in use (another sandbox? see \`lsof -i :${e.port ?? ''}\`). Stop it, choose another with --port N, or --port 0 for a free one (the banner, the "listening" log line and --ready-file say which).`;
+  }
+  if (e.code === 'EACCES') return `port ${e.port ?? '?'} needs privileges (${e.message}): use a port from 1024 up`;
+  return e.message;
+}
+
+/**
+ * The ready file: `{ url, port, pid, control_url }` once the sandbox listens, written atomically
+ * (a script waiting for it never reads half), and removed when it stops.
+ */
+async function writeReadyFile(file: string, ready: Record<string, unknown>): Promise<void> {
+  const temp = `${file}.${process.pid}.tmp`;
+  await mkdir(dirname(resolve(file)), { recursive: true });
+  await writeFile(temp, `${JSON.stringify(ready)}\n`);
+  await rename(temp, file);
+  process.once('exit', () => {
+    try {
+      unlinkSync(file);
+    } catch {
+      // Already gone.
+    }
+  });
+}
+
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
 export async function main(argv: string[]): Promise<void> {
   const options = parseArgs(argv);
+  // A ready file left by an earlier run must not say "ready" before this one is.
+  if (options.readyFile) rmSync(options.readyFile, { force: true });
   const app = await open(options);
   const { config } = app.sandbox;
   let serving: Serving;
   try {
     serving = await serve(app, config.host, config.port, config.checkoutPort, config);
   } catch (err) {
-    process.stderr.write(`payout-sandbox: cannot listen: ${(err as Error).message}\n`);
+    process.stderr.write(`payout-sandbox: cannot listen: ${listenProblem(err, config.host)}\n`);
     await app.sandbox.close().catch((e: unknown) => process.stderr.write(`payout-sandbox: and could not write everything: ${(e as Error).message}\n`));
     process.exit(1);
   }
@@ -161,6 +210,9 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`payout-sandbox: could not write the port into the lock file (${(e as Error).message})\n`);
   });
   stopOnSignals(app, serving);
+  const port = Number(new URL(serving.url).port);
+  app.sandbox.logger.info({ url: serving.url, port, pid: process.pid }, 'listening');
+  if (config.readyFile !== null) await writeReadyFile(config.readyFile, { url: serving.url, port, pid: process.pid, control_url: `${serving.url}/__sandbox` });
   // The banner last: whoever waits for it can signal the process at once.
   if (config.insecureOpenControl && !isLoopback(config.host) && config.adminToken === null) {
     process.stderr.write(

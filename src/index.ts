@@ -154,7 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
       }
       // Rejects (a StoreWriteError) while a file store cannot write; stop() again tries again.
       await sb.close();
-      const shortfall = coverageShortfall(sb.coverage.report(null), sb.config.coverageMin);
+      const shortfall = coverageShortfall(sb.coverage.report(null, sb.config.coverageIgnore), sb.config.coverageMin);
       if (shortfall) throw new Error(shortfall);
     },
   };

@@ -47,7 +47,7 @@ export function stopOnSignals(app: SandboxApp, serving: Serving): void {
     app.sandbox.changes.close();
     await serving.close(10_000);
     await closeWhenWritten(app);
-    const shortfall = coverageShortfall(app.sandbox.coverage.report(null), app.sandbox.config.coverageMin);
+    const shortfall = coverageShortfall(app.sandbox.coverage.report(null, app.sandbox.config.coverageIgnore), app.sandbox.config.coverageMin);
     if (shortfall) process.stderr.write(`payout-sandbox: ${shortfall}\n`);
     process.exit(shortfall ? EXIT_COVERAGE : 0);
   };
@@ -65,4 +65,20 @@ export function stopOnSignals(app: SandboxApp, serving: Serving): void {
   };
   process.on('SIGINT', () => onSignal('SIGINT'));
   process.on('SIGTERM', () => onSignal('SIGTERM'));
+  // Under `npm start` or npx (`npm start &`, then `kill $!`): the signal reaches the wrapper, which exits
+  // without passing it on. A sandbox whose wrapper is gone stops as on SIGTERM, writing its
+  // reports, rather than stay on its port with nobody to stop it.
+  if (process.env.npm_lifecycle_event === 'start' || process.env.npm_lifecycle_event === 'npx') {
+    const parent = process.ppid;
+    const watch = setInterval(() => {
+      if (process.ppid === parent || stopping) return;
+      clearInterval(watch);
+      process.stderr.write(`payout-sandbox: the npm process that started it (pid ${parent}) is gone: stopping\n`);
+      onSignal('SIGTERM');
+    }, PARENT_CHECK_MS);
+    watch.unref();
+  }
 }
+
+/** How often a sandbox started by npm looks whether npm is still there. */
+const PARENT_CHECK_MS = 500;

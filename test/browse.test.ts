@@ -107,3 +107,17 @@ test('the dashboard\'s files load without the admin token and from the sandbox o
   expect((await request(locked).get('/__sandbox/merchants')).status).toBe(401);
   expect((await request(locked).get('/__sandbox/events')).status).toBe(401);
 });
+
+test('one payout says how its initialize was answered (a fault after it was made) and, once failed, its refund', async () => {
+  const fault = (await initialize(app, payoutBody({ amount: 3003.01 }))).headers['x-request-id'];
+  const made = (await request(app).get(`/__sandbox/requests/${fault}`)).body.ref_id as string;
+  expect((await request(app).get(`/__sandbox/payouts/${made}`)).body).toMatchObject({
+    initialize_fault: { type: 'error', http_code: 500, message: expect.any(String) },
+    reversed: false,
+    refund: null,
+  });
+  const ref = (await initialize(app, payoutBody({ amount: 2002.05 }))).body.data.ref_id; // Success 5 s, Failed 1 h later
+  await request(app).post('/__sandbox/clock/advance').send({ by: '2h' });
+  const p = (await request(app).get(`/__sandbox/payouts/${ref}`)).body;
+  expect(p).toMatchObject({ initialize_fault: null, reversed: true, refund: { amount: 2002.05, fees: 5, tax: 0.9, total: 2007.95, at: expect.any(String) } });
+});

@@ -62,6 +62,7 @@ test('a 200 is sent only after the change is written to the file', async () => {
   expect(res.status).toBe(200);
   const onDisk = await onDiskState(file);
   expect(onDisk.payouts[res.body.data.ref_id]).toBeDefined();
+  await app.sandbox.close();
 });
 
 test('every account balance equals the sum of its ledger after a mix of payouts', async () => {
@@ -112,6 +113,7 @@ test('an existing data file is used as it is; fixtures seed only a new store', a
   const second = await testApp({ data: file, fixtures: fx });
   expect((await status(second, { ref_id: created.body.data.ref_id })).status).toBe(200);
   expect((await balance(second, DEMO.van1)).body.data.current_balance).toBe(1000000 - 105.9);
+  await second.sandbox.close();
 });
 
 test('a data file that is not JSON is refused without being overwritten', async () => {

@@ -3,12 +3,13 @@ import { createCheckoutTransaction, transitionCheckout } from '../domain/checkou
 import { forcePayoutStatus } from '../domain/lifecycle.js';
 import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
 import { durationMs } from '../duration.js';
+import type { CoverageGroup } from '../observe/catalogue.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { scenarioFile } from '../sandbox/scenario-files.js';
 import { termsInPaise } from '../sandbox/terms.js';
-import { ScenarioError, loadScenario, scenarioFromValue } from '../scenario/scenario.js';
+import { ScenarioError, loadScenario, resolveScenario } from '../scenario/scenario.js';
 import { VERSION } from '../version.js';
 import { targetAllowed } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
@@ -107,7 +108,7 @@ export class Admin {
       throw new RequestError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
     }
     try {
-      this.sb.setScenario(name !== undefined ? await loadScenario(scenarioFile(name)) : scenarioFromValue(scenario, 'inline'));
+      this.sb.setScenario(name !== undefined ? await loadScenario(scenarioFile(name)) : await resolveScenario(scenario, 'inline'));
     } catch (err) {
       if (err instanceof ScenarioError) throw new RequestError(400, err.message);
       throw err;
@@ -262,9 +263,9 @@ export class Admin {
   // What was observed.
 
   /** Behaviour coverage: one merchant's (404 for an unknown one), or every merchant's added up. */
-  coverage(merchantId: string | null = null) {
+  coverage(merchantId: string | null = null, ignore: CoverageGroup[] = []) {
     if (merchantId !== null) requireMerchant(this.sb.repo, merchantId);
-    return this.sb.coverage.report(merchantId);
+    return this.sb.coverage.report(merchantId, ignore);
   }
 
   /** The request journal, newest first (see RequestsQuery); a number is the limit. */

@@ -80,11 +80,16 @@ export class Browse {
         scheduled.push({ status: s.status, at: toIso(at), bank_res_msg: s.bank_res_msg ?? null });
       }
     }
+    // A payout that ended Failed was refunded in full (amount, fee and tax), once, when it failed.
+    const failed = p.refunded ? p.history.find((h) => h.status === 'Failed') : undefined;
     return {
       merchant_id: p.merchant_id,
       rule: p.rule,
       version: p.version,
       debit_from: p.debit_from,
+      initialize_fault: p.initialize_fault ?? null,
+      reversed: p.status === 'Failed' && p.history.some((h) => h.status === 'Success'),
+      refund: failed ? { amount: toRupees(p.amount), fees: toRupees(p.fees), tax: toRupees(p.tax), total: toRupees(p.amount + p.fees + p.tax), at: toIso(failed.at) } : null,
       transaction: views.payoutView(p).transaction,
       timeline: {
         taken: p.history.map((h) => ({ status: h.status, at: toIso(h.at), bank_res_msg: h.bank_res_msg })),

@@ -2,6 +2,7 @@ import { Type, type Static, type TObject, type TProperties } from '@sinclair/typ
 import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
 import { DURATION_PATTERN } from '../duration.js';
+import { COVERAGE_GROUPS } from '../observe/catalogue.js';
 import { RANGES } from '../sandbox/config.js';
 import { SCENARIO_NAME_PATTERN } from '../sandbox/scenario-files.js';
 import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../vocab.js';
@@ -149,9 +150,14 @@ export const RequestsQuery = input(
 export type RequestsQuery = Static<typeof RequestsQuery>;
 
 export const COVERAGE_FORMATS = ['json', 'markdown', 'junit'] as const;
+const COVERAGE_GROUP_NAMES = COVERAGE_GROUPS.map((g) => `${g.replace(/ /g, '[- ]')}`).join('|');
 export const CoverageQuery = input(
-  { format: Type.Optional(StringEnum(COVERAGE_FORMATS)), uncovered: Type.Optional(StringEnum(['failed', 'skipped'] as const)) },
-  'The coverage report as JSON, Markdown or JUnit (`uncovered`: how JUnit reports an uncovered behaviour).',
+  {
+    format: Type.Optional(StringEnum(COVERAGE_FORMATS)),
+    uncovered: Type.Optional(StringEnum(['failed', 'failure', 'skipped'] as const)),
+    ignore: Type.Optional(Type.String({ pattern: `^((${COVERAGE_GROUP_NAMES})(,|$))+$`, 'x-message': `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}.` })),
+  },
+  'The coverage report as JSON, Markdown or JUnit (`uncovered`: how JUnit reports an uncovered behaviour; `ignore`: groups left out, comma-separated).',
 );
 export type CoverageQuery = Static<typeof CoverageQuery>;
 

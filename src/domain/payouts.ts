@@ -164,6 +164,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     history: [{ status: plan.initialStatus, at: now, bank_res_msg: '' }],
     refunded: false,
     rule: plan.rule,
+    initialize_fault: fault && { type: fault.type, http_code: fault.type === 'error' ? fault.httpCode : null, message: fault.type === 'error' ? fault.message : null },
     next_step: null,
   };
   post(repo, account, now, refId, [

@@ -6,10 +6,20 @@ import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { PayoutRule, Scenario } from '../scenario/scenario.js';
 import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
+/** The catalogue's groups: a report can leave groups a merchant never uses out of its denominator. */
+export const COVERAGE_GROUPS = ['business errors', 'payout statuses', 'idempotency', 'transport faults', 'requests', 'beneficiaries', 'verification', 'checkout', 'webhooks'] as const;
+export type CoverageGroup = (typeof COVERAGE_GROUPS)[number];
+
+/** A group named as on the command line or a query string: `business-errors` or `business errors`. */
+export function coverageGroupOf(name: string): CoverageGroup | null {
+  const wanted = name.trim().toLowerCase().replace(/[-_]/g, ' ');
+  return COVERAGE_GROUPS.find((g) => g === wanted) ?? null;
+}
+
 /** One behaviour a merchant integration should be shown to handle. */
 export interface CatalogueItem {
   id: BehaviourId;
-  group: string;
+  group: CoverageGroup;
   description: string;
   /** How to make the sandbox show it: a magic value, a natural condition, a control call. */
   how: string;
@@ -37,7 +47,7 @@ function errorItems(s: Scenario): CatalogueItem[] {
   return ERROR_CODES.map((code) => {
     const magic = s.payouts.rules.find((r) => r.outcome.kind === 'reject' && r.outcome.code === code);
     const how = [magic ? trigger(magic) : null, NATURAL[code]].filter((x) => x !== null).join('; or ');
-    return { id: `error.${code}` as const, group: 'business errors', description: `envelope B ${code}`, how };
+    return { id: `error.${code}` as const, group: 'business errors' as const, description: `envelope B ${code}`, how };
   });
 }
 
@@ -50,18 +60,18 @@ function payoutItems(s: Scenario): CatalogueItem[] {
     const inline = status === 'NEW' ? 'remarks "sbx:NEW@0s>Pending@5s>Success@5s"' : `remarks "sbx:${status}@5s", then advance 5s`;
     const byDefault = plan.initialStatus === status ? 'any initialize' : plan.steps.some((st) => st.status === status) ? 'any initialize, then advance past the default timeline' : null;
     const how = [byDefault, rule ? trigger(rule) : null, inline].filter((x) => x !== null).join('; or ');
-    return { id: `payout.status.${status}` as const, group: 'payout statuses', description: `a payout seen in ${status}`, how };
+    return { id: `payout.status.${status}` as const, group: 'payout statuses' as const, description: `a payout seen in ${status}`, how };
   });
   const reversal = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')));
   return [
     ...statuses,
     {
       id: 'payout.reversed' as const,
-      group: 'payout statuses',
+      group: 'payout statuses' as const,
       description: 'Success → Failed: a reversal, refunded',
       how: `${reversal ? `${trigger(reversal)}; or ` : ''}remarks "sbx:Success@5s>Failed@1h"; or POST /__sandbox/payouts/{ref_id}/status {"status":"Failed"} after Success`,
     },
-    { id: 'payout.duplicate_client_ref_id' as const, group: 'idempotency', description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
+    { id: 'payout.duplicate_client_ref_id' as const, group: 'idempotency' as const, description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
   ];
 }
 
@@ -71,12 +81,12 @@ function faultItems(s: Scenario): CatalogueItem[] {
     .map((r) => {
       const f = r.outcome.kind === 'fault' ? r.outcome.fault : null;
       const what = f?.type === 'error' ? `HTTP ${f.httpCode}${f.create ? ' after the payout was created' : ''}` : f?.type === 'drop' ? 'connection dropped, no answer' : 'answer delayed';
-      return { id: `fault.${r.name}` as const, group: 'transport faults', description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
+      return { id: `fault.${r.name}` as const, group: 'transport faults' as const, description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
     });
 }
 
 /** Items of one group, as [id, description, how] rows. */
-function inGroup(group: string, rows: Array<[id: BehaviourId, description: string, how: string]>): CatalogueItem[] {
+function inGroup(group: CoverageGroup, rows: Array<[id: BehaviourId, description: string, how: string]>): CatalogueItem[] {
   return rows.map(([id, description, how]) => ({ id, group, description, how }));
 }
 

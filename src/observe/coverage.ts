@@ -3,11 +3,13 @@ import { dirname } from 'node:path';
 import type { Scenario } from '../scenario/scenario.js';
 import type { Store } from '../store/store.js';
 import type { BehaviourId } from '../behaviours.js';
-import { catalogue } from './catalogue.js';
+import { catalogue, type CoverageGroup } from './catalogue.js';
 
 export interface CoverageReport {
   merchant_id: string | null;
   summary: { covered: number; total: number; percent: number };
+  /** The groups left out (absent when none is). */
+  ignored?: CoverageGroup[];
   items: Array<{ id: string; group: string; description: string; hits: number; how: string }>;
 }
 
@@ -32,14 +34,20 @@ export class Coverage {
     this.store.changed('coverage', merchantId);
   }
 
-  /** One merchant's report, or (null) every merchant's hits added up. */
-  report(merchantId: string | null): CoverageReport {
+  /**
+   * One merchant's report, or (null) every merchant's hits added up; the groups in `ignore` (a
+   * merchant that never verifies documents, say) are left out, of the items and the total.
+   */
+  report(merchantId: string | null, ignore: readonly CoverageGroup[] = []): CoverageReport {
     const all = this.counts();
     const hitsOf = (id: string) =>
       merchantId !== null ? (all[merchantId]?.[id] ?? 0) : Object.values(all).reduce((n, m) => n + (m[id] ?? 0), 0);
-    const items = catalogue(this.scenario()).map((i) => ({ id: i.id, group: i.group, description: i.description, hits: hitsOf(i.id), how: i.how }));
+    const items = catalogue(this.scenario())
+      .filter((i) => !ignore.includes(i.group))
+      .map((i) => ({ id: i.id, group: i.group, description: i.description, hits: hitsOf(i.id), how: i.how }));
     const covered = items.filter((i) => i.hits > 0).length;
-    return { merchant_id: merchantId, summary: { covered, total: items.length, percent: Math.floor((covered * 1000) / items.length) / 10 }, items };
+    const percent = items.length === 0 ? 100 : Math.floor((covered * 1000) / items.length) / 10;
+    return { merchant_id: merchantId, summary: { covered, total: items.length, percent }, ...(ignore.length > 0 ? { ignored: [...ignore] } : {}), items };
   }
 }
 
@@ -47,7 +55,8 @@ const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** A Markdown table, fit for a CI job summary. */
 export function coverageMarkdown(r: CoverageReport): string {
-  const head = `### Behaviour coverage${r.merchant_id ? ` — ${r.merchant_id}` : ''}: ${r.summary.covered} of ${r.summary.total} (${r.summary.percent} %)\n\n`;
+  const ignored = r.ignored ? ` (not counted: ${r.ignored.join(', ')})` : '';
+  const head = `### Behaviour coverage${r.merchant_id ? ` — ${r.merchant_id}` : ''}: ${r.summary.covered} of ${r.summary.total} (${r.summary.percent} %)${ignored}\n\n`;
   const rows = r.items.map((i) => `| ${i.hits > 0 ? '✅' : '❌'} | ${mdCell(i.group)} | \`${i.id}\` | ${mdCell(i.description)} | ${i.hits} | ${i.hits > 0 ? '' : mdCell(i.how)} |`);
   return `${head}| | group | behaviour | description | hits | how to trigger |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`;
 }
@@ -75,9 +84,9 @@ export function coverageJunit(r: CoverageReport, uncovered: 'failed' | 'skipped'
   ].join('\n');
 }
 
-/** Writes every merchant's report to `file`: JUnit for .xml, Markdown for .md, JSON otherwise. */
-export async function writeCoverageReport(file: string, r: CoverageReport): Promise<void> {
-  const text = /\.xml$/i.test(file) ? coverageJunit(r, 'failed') : /\.md$/i.test(file) ? coverageMarkdown(r) : `${JSON.stringify(r, null, 2)}\n`;
+/** Writes every merchant's report to `file`: JUnit for .xml (an uncovered behaviour `failed` or `skipped`), Markdown for .md, JSON otherwise. */
+export async function writeCoverageReport(file: string, r: CoverageReport, uncovered: 'failed' | 'skipped' = 'failed'): Promise<void> {
+  const text = /\.xml$/i.test(file) ? coverageJunit(r, uncovered) : /\.md$/i.test(file) ? coverageMarkdown(r) : `${JSON.stringify(r, null, 2)}\n`;
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, text);
 }

@@ -3,6 +3,7 @@ import type { ClockMode } from '../clock.js';
 import type { Fixtures } from './fixtures.js';
 import { DEFAULT_SCENARIO } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
+import { COVERAGE_GROUPS, coverageGroupOf, type CoverageGroup } from '../observe/catalogue.js';
 import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
 
@@ -54,6 +55,12 @@ export interface SandboxConfig {
   coverageReport: string | null;
   /** Below this percentage of behaviours covered, shutdown fails (CLI: exit code 3). */
   coverageMin: number | null;
+  /** In a JUnit (.xml) coverage report, an uncovered behaviour is a failed test case, or a skipped one. */
+  coverageUncovered: 'failed' | 'skipped';
+  /** Catalogue groups left out of the coverage report and gate (`business-errors`, `webhooks`, …). */
+  coverageIgnore: CoverageGroup[];
+  /** CLI: a file that gets `{ url, port, pid, control_url }` once the sandbox listens. */
+  readyFile: string | null;
   /** In-process only (no CLI option): the file layer's test hooks (a short write, a crash point). */
   storeHooks: StoreHooks | null;
 }
@@ -89,8 +96,11 @@ export const DEFAULTS: SandboxConfig = {
   requestTimeout: 30_000,
   coverageReport: null,
   coverageMin: null,
+  coverageUncovered: 'failed',
+  coverageIgnore: [],
   fsync: true,
   compactBytes: 64 * 1024 * 1024,
+  readyFile: null,
   storeHooks: null,
 };
 
@@ -160,6 +170,11 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   const short = c.coverageMin === null ? null : percentProblem(c.coverageMin);
   if (short) fail('coverage-min', short);
   if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
+  if (c.coverageUncovered !== 'failed' && c.coverageUncovered !== 'skipped') fail('coverage-uncovered', 'must be failure (or failed) or skipped');
+  if (!Array.isArray(c.coverageIgnore) || c.coverageIgnore.some((g) => coverageGroupOf(g) === null)) {
+    fail('coverage-ignore', `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}`);
+  }
+  c.coverageIgnore = c.coverageIgnore.map((g) => coverageGroupOf(g) as CoverageGroup);
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
   }

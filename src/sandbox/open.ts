@@ -6,7 +6,7 @@ import { runCheckoutStep } from '../domain/checkout.js';
 import { EventBus, type DomainContext } from '../domain/context.js';
 import { runPayoutStep } from '../domain/lifecycle.js';
 import { SandboxRandom } from '../random.js';
-import { loadScenario, scenarioFromValue, type Scenario } from '../scenario/scenario.js';
+import { loadScenario, resolveScenario, type Scenario } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
 import { Scheduler } from '../schedule/scheduler.js';
 import { Repo } from '../store/repo.js';
@@ -30,7 +30,7 @@ function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
 }
 
 function scenarioOf(source: string | ScenarioFile): Promise<Scenario> {
-  return typeof source === 'string' ? loadScenario(source) : Promise.resolve(scenarioFromValue(source, null));
+  return typeof source === 'string' ? loadScenario(source) : resolveScenario(source, null);
 }
 
 function loggerOf(config: SandboxConfig): Logger {
@@ -62,7 +62,11 @@ function stopActivity(sb: SandboxCore): void {
 async function writeOut(sb: SandboxCore): Promise<void> {
   const { problem } = await sb.store.close();
   if (problem) process.stderr.write(`payout-sandbox: ${problem}\n`);
-  if (sb.config.coverageReport !== null) await writeCoverageReport(sb.config.coverageReport, sb.coverage.report(null));
+  const { coverageReport, coverageIgnore, coverageUncovered } = sb.config;
+  if (coverageReport !== null) {
+    await writeCoverageReport(coverageReport, sb.coverage.report(null, coverageIgnore), coverageUncovered);
+    sb.logger.info({ file: coverageReport }, `coverage report written to ${coverageReport}`);
+  }
 }
 
 /** The scheduler's handlers and the status-change listener. */

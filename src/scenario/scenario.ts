@@ -3,6 +3,7 @@ import { schemaErrors } from '../contract/validate.js';
 import { readDocument } from '../input-file.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { compileScenario } from './compile.js';
+import { resolveExtends } from './extends.js';
 import { ScenarioSchema, type ScenarioFile } from './schema.js';
 import { ScenarioError, type Scenario } from './types.js';
 
@@ -18,9 +19,15 @@ export function scenarioFromValue(value: unknown, source: string | null): Scenar
   return compileScenario(value as ScenarioFile, source);
 }
 
+/** A scenario document that may extend another (`extends`): the chain resolved, then validated as one. */
+export async function resolveScenario(value: unknown, source: string | null): Promise<Scenario> {
+  return scenarioFromValue(await resolveExtends(value, source), source);
+}
+
 /** Reads a scenario file, JSON or YAML (by extension: .yaml/.yml are YAML). */
 export async function loadScenario(file: string): Promise<Scenario> {
   const { value, verified } = await readDocument(file, 'scenario', (m) => new ScenarioError(m), { yaml: true });
   // A shipped scenario the build validated is compiled without validating it again.
-  return verified ? compileScenario(value as ScenarioFile, file) : scenarioFromValue(value, file);
+  const extended = typeof value === 'object' && value !== null && 'extends' in value;
+  return verified && !extended ? compileScenario(value as ScenarioFile, file) : resolveScenario(value, file);
 }

@@ -70,6 +70,8 @@ const CheckoutStep = Strict({ after: Duration(), status: StringEnum(CHECKOUT_STA
 
 export const ScenarioSchema = Strict({
   $schema: Type.Optional(Type.String()),
+  /** Another scenario this one puts its fields over (resolved before validation: see extends.ts). */
+  extends: Type.Optional(Type.String({ minLength: 1 })),
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
   payouts: Strict({

@@ -148,6 +148,11 @@ export interface Payout {
   refunded: boolean;
   /** The scenario rule (or `inline`, `default`) that decided this payout's outcome. */
   rule: string;
+  /**
+   * How initialize was answered when a scripted fault answered it although the payout was made
+   * (3003.01: HTTP 500; 3003.02: held; 3003.04: dropped); absent or null: answered 200.
+   */
+  initialize_fault?: { type: 'error' | 'delay' | 'drop'; http_code: number | null; message: string | null } | null;
   /** The due item of the next scripted step, if any. */
   next_step: string | null;
 }

@@ -27,6 +27,7 @@ test('a restart in the middle of a timeline (file store) completes it at the ori
   expect(t.status).toBe('Failed');
   expect(t.transaction_date).toBe('2026-01-01 10:00:05');
   expect(await balanceOf(second)).toBe(before);
+  await second.sandbox.close();
 });
 
 test('a transition already past when the sandbox starts happens at once', async () => {
@@ -38,6 +39,7 @@ test('a transition already past when the sandbox starts happens at once', async 
   const t = await record(later, ref);
   expect(t.status).toBe('Success');
   expect(t.transaction_date).toBe('2026-01-01 12:00:00');
+  await later.sandbox.close();
 });
 
 test('--speed: the real clock sped up 1000 times settles a 5 s timeline in 5 ms of (fake) real time', async () => {

@@ -12,6 +12,7 @@ import { Clock } from '../../clock.js';
 import { noteRefusal } from '../requests.js';
 import { controlOpenApi } from './openapi.js';
 import { openApiDocument } from '../../contract/openapi.js';
+import { coverageGroupOf, type CoverageGroup } from '../../observe/catalogue.js';
 import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../observe/coverage.js';
 import { changeStream, dashboardFiles } from './dashboard.js';
 
@@ -26,11 +27,13 @@ function controlErrorHandler(err: unknown, _req: Request, res: Response, next: N
 }
 
 /** A coverage report as asked: `?format=json|markdown|junit`, and `&uncovered=failed|skipped` for JUnit. */
-function coverageAnswer(req: Request, report: CoverageReport): Answer {
-  const { format = 'json', uncovered = 'failed' } = parse.coverageQuery(req.query);
-  if (format === 'json') return report;
-  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(report), answer: true };
-  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(report, uncovered), answer: true };
+function coverageAnswer(req: Request, report: (ignore: CoverageGroup[]) => CoverageReport): Answer {
+  const { format = 'json', uncovered: how = 'failed', ignore } = parse.coverageQuery(req.query);
+  const uncovered = how === 'skipped' ? 'skipped' : 'failed';
+  const r = report(ignore === undefined ? [] : ignore.split(',').filter((g) => g !== '').map((g) => coverageGroupOf(g) as CoverageGroup));
+  if (format === 'json') return r;
+  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(r), answer: true };
+  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(r, uncovered), answer: true };
 }
 
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
@@ -107,8 +110,8 @@ function recordRoutes(admin: Admin): Route[] {
     ['get', '/webhooks/retention', { summary: 'Finished deliveries kept per merchant.' }, () => admin.retention()],
     ['put', '/webhooks/retention', { summary: 'Changes the retention (the oldest finished go first).', body: inputs.RetentionBody }, (req) => admin.setRetention(req.body ?? {})],
     ['post', '/webhooks/:delivery_id/redeliver', { summary: 'Sends a delivery again now.', status: 202 }, async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
-    ['get', '/coverage', { summary: 'Behaviour coverage of every merchant: JSON, Markdown or JUnit.', query: inputs.CoverageQuery }, (req) => coverageAnswer(req, admin.coverage())],
-    ['get', '/merchants/:merchant_id/coverage', { summary: "One merchant's behaviour coverage.", query: inputs.CoverageQuery }, (req) => coverageAnswer(req, admin.coverage(merchantIdOf(req)))],
+    ['get', '/coverage', { summary: 'Behaviour coverage of every merchant: JSON, Markdown or JUnit.', query: inputs.CoverageQuery }, (req) => coverageAnswer(req, (ignore) => admin.coverage(null, ignore))],
+    ['get', '/merchants/:merchant_id/coverage', { summary: "One merchant's behaviour coverage.", query: inputs.CoverageQuery }, (req) => coverageAnswer(req, (ignore) => admin.coverage(merchantIdOf(req), ignore))],
     ['get', '/requests', { summary: 'The request journal, newest first.', query: inputs.RequestsQuery }, (req) => admin.requests(req.query)],
     ['get', '/requests/:request_id', { summary: 'One journal entry (id = the X-Request-Id answered): the rule that matched, any refused transition.' }, (req) => admin.request(param(req, 'request_id'))],
   ];

@@ -1,0 +1,60 @@
+import { dirname, isAbsolute, resolve } from 'node:path';
+import { readDocument } from '../input-file.js';
+import { PACKAGE_ROOT } from '../version.js';
+import { ScenarioError } from './types.js';
+
+/** A shipped scenario's name (`default`, `realistic`): `extends` takes one, or a file's path. */
+const NAME = /^[A-Za-z0-9_-]+$/;
+/** Sections whose `rules` merge by rule name rather than being replaced. */
+const RULE_LISTS = new Set(['payouts', 'beneficiaries', 'checkout']);
+const MAX_DEPTH = 10;
+
+type Doc = Record<string, unknown>;
+const isObject = (v: unknown): v is Doc => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * `rules` of a child over its base's: the child's rules first (the first rule that matches
+ * decides, so they win), then the base's rules whose names the child does not use (a child rule
+ * named as a base rule replaces it).
+ */
+function mergeRules(base: unknown, child: unknown): unknown {
+  if (!Array.isArray(base) || !Array.isArray(child)) return child ?? base;
+  const names = new Set(child.map((r) => (isObject(r) ? r.name : undefined)));
+  return [...child, ...base.filter((r) => !(isObject(r) && names.has(r.name)))];
+}
+
+/** A child document over its base: objects merged key by key, rule lists by rule name, anything else the child's. */
+export function mergeScenario(base: Doc, child: Doc, path: string[] = []): Doc {
+  const out: Doc = { ...base };
+  for (const [key, value] of Object.entries(child)) {
+    if (key === 'extends') continue;
+    if (key === 'rules' && path.length === 1 && RULE_LISTS.has(path[0])) out[key] = mergeRules(base[key], value);
+    else if (isObject(value) && isObject(base[key])) out[key] = mergeScenario(base[key], value, [...path, key]);
+    else out[key] = value;
+  }
+  return out;
+}
+
+/** Where `extends` points: a shipped scenario by name, or a file relative to the one that names it. */
+function baseFile(ref: string, from: string | null): string {
+  if (NAME.test(ref)) return resolve(PACKAGE_ROOT, 'scenarios', `${ref}.json`);
+  return isAbsolute(ref) ? ref : resolve(from ? dirname(from) : process.cwd(), ref);
+}
+
+/**
+ * A scenario document with its `extends` chain resolved into one document (validated after, as a
+ * whole): `extends: default` (or `realistic`, or a file) takes that scenario and puts this one's
+ * fields over it. A chain may be up to 10 long; a cycle is refused.
+ */
+export async function resolveExtends(value: unknown, source: string | null, chain: string[] = []): Promise<unknown> {
+  if (!isObject(value) || value.extends === undefined) return value;
+  const where = source ?? 'scenario';
+  if (typeof value.extends !== 'string' || value.extends === '') throw new ScenarioError(`${where}: /extends: must be a shipped scenario's name (default, realistic) or a scenario file's path`);
+  const file = baseFile(value.extends, source);
+  if (chain.includes(file) || file === source) throw new ScenarioError(`${where}: /extends: a cycle (${[...chain, source ?? 'inline', file].join(' → ')})`);
+  if (chain.length >= MAX_DEPTH) throw new ScenarioError(`${where}: /extends: more than ${MAX_DEPTH} scenarios deep`);
+  const { value: base } = await readDocument(file, 'scenario', (m) => new ScenarioError(`${where}: /extends: ${m}`), { yaml: true });
+  const resolved = await resolveExtends(base, file, [...chain, source ?? 'inline']);
+  if (!isObject(resolved)) throw new ScenarioError(`${where}: /extends: ${file} is not a scenario (not an object)`);
+  return mergeScenario(resolved, value);
+}
