@@ -17,7 +17,21 @@ if (!executablePath) throw new Error('no Chromium: apt-get install chromium, or 
 const dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-dash-'));
 const data = join(dir, 'db.json');
 await seedDataFile(data, STORED);
-const child = unpinned(['bin/payout-sandbox.js', '--port', '0', '--data', data, '--clock', 'manual', '--log-level', 'silent', '--max-records', '100000000', '--max-records-per-merchant', '10000000']);
+const child = unpinned([
+  'bin/payout-sandbox.js',
+  '--port',
+  '0',
+  '--data',
+  data,
+  '--clock',
+  'manual',
+  '--log-level',
+  'silent',
+  '--max-records',
+  '100000000',
+  '--max-records-per-merchant',
+  '10000000',
+]);
 const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
 const browser = await chromium.launch({ executablePath, args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'] });
 try {
@@ -41,7 +55,9 @@ try {
     api.push(performance.now() - t0);
   }
   api.sort((a, b) => a - b);
-  console.log(`${STORED} payouts stored: payouts view rendered (50 rows) in ${times[5]} ms median, ${times[9]} ms worst of 10; GET .../payouts?limit=50 ${api[10].toFixed(1)} ms median`);
+  console.log(
+    `${STORED} payouts stored: payouts view rendered (50 rows) in ${times[5]} ms median, ${times[9]} ms worst of 10; GET .../payouts?limit=50 ${api[10].toFixed(1)} ms median`,
+  );
 } finally {
   await browser.close();
   child.kill('SIGKILL');

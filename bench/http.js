@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startSandbox } from '../dist/index.js';
-import { ROOT_DIR as ROOT, firstLine, hasTaskset, initializeBody, load as loadFor, pinned } from './lib.js';
+import { firstLine, hasTaskset, initializeBody, load as loadFor, pinned, ROOT_DIR as ROOT } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -21,7 +21,11 @@ async function bareExpress() {
   const results = {
     status: await load(`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`),
     balance: await load(`${base}/api/v1/public/balance/check?account_no=X`),
-    initialize: await load(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: initializeBody('X') }),
+    initialize: await load(`${base}/api/v2/public/payment/transfer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: initializeBody('X'),
+    }),
   };
   child.kill('SIGTERM');
   return results;
@@ -30,7 +34,13 @@ async function bareExpress() {
 async function sandbox() {
   const child = pinned(['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual']);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const m = await (await fetch(`${base}/__sandbox/merchants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }) })).json();
+  const m = await (
+    await fetch(`${base}/__sandbox/merchants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }),
+    })
+  ).json();
   const headers = { ...m.headers, 'content-type': 'application/json' };
   const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
   const results = {
@@ -56,7 +66,10 @@ async function startToHealthy() {
     const child = spawn('npm', ['start', '--silent', '--', '--port', '0', '--data', 'memory', '--log-level', 'silent'], { cwd: ROOT, detached: true });
     const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
     for (let tries = 0; tries < 500; tries++) {
-      const ok = await fetch(`${base}/__sandbox/health`).then((r) => r.ok, () => false);
+      const ok = await fetch(`${base}/__sandbox/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (ok) break;
     }
     times.push(performance.now() - started);
@@ -69,7 +82,8 @@ async function startToHealthy() {
 
 /** A webhook receiver in a process of its own (answers 200 at once), for the advance measurement. */
 async function receiver() {
-  const code = "const s=require('http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))";
+  const code =
+    "const s=require('http').createServer((q,r)=>{q.resume();q.on('end',()=>r.end('ok'))});s.listen(0,'127.0.0.1',()=>console.log(s.address().port))";
   const child = spawn(process.execPath, ['-e', code]);
   const [, port] = await firstLine(child, /^(\d+)\n/);
   return { url: `http://127.0.0.1:${port}/hooks`, stop: () => child.kill('SIGTERM') };
@@ -87,8 +101,16 @@ async function inProcess() {
   for (let i = 0; i < 4000; i++) {
     if (i < 3000) await fetch(`${sb.url}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) });
     await fetch(`${sb.url}/api/v1/public/beneficiary/create`, {
-      method: 'POST', headers,
-      body: JSON.stringify({ beneficiary_name: 'Bench Payee', beneficiary_email: 'b@example.com', beneficiary_mobile: '9876543210', account_number: String(100000000000 + i), ifsc_code: 'HDFC0000001', transfer_type: 'BANK' }),
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        beneficiary_name: 'Bench Payee',
+        beneficiary_email: 'b@example.com',
+        beneficiary_mobile: '9876543210',
+        account_number: String(100000000000 + i),
+        ifsc_code: 'HDFC0000001',
+        transfer_type: 'BANK',
+      }),
     });
   }
   const pending = sb.app.sandbox.scheduler.pending().length;
@@ -103,7 +125,8 @@ async function inProcess() {
   return { ready, advance, items: pending + attempts, attempts, delivered };
 }
 
-const fmt = (r, base) => `${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(3)} ms  ${(r.rps / base.rps).toFixed(2)}× bare Express`;
+const fmt = (r, base) =>
+  `${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(3)} ms  ${(r.rps / base.rps).toFixed(2)}× bare Express`;
 const bare = await bareExpress();
 const sbx = await sandbox();
 console.log(`autocannon, ${CONNECTIONS} connections, ${DURATION} s after a 2 s warm-up; servers pinned to CPU 0: ${hasTaskset}`);
@@ -113,4 +136,6 @@ for (const k of ['status', 'balance', 'initialize']) {
 console.log(`npm start → healthy (median of 5): ${(await startToHealthy()).toFixed(0)} ms`);
 const ip = await inProcess();
 console.log(`startSandbox() ready: ${ip.ready.toFixed(1)} ms`);
-console.log(`advance('24h') over ${ip.items} due items (${ip.attempts} of them webhook attempts): ${ip.advance.toFixed(0)} ms; delivered after settleWebhooks(): ${ip.delivered} of the newest 1000`);
+console.log(
+  `advance('24h') over ${ip.items} due items (${ip.attempts} of them webhook attempts): ${ip.advance.toFixed(0)} ms; delivered after settleWebhooks(): ${ip.delivered} of the newest 1000`,
+);

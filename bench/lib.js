@@ -32,9 +32,17 @@ let seq = 0;
 export function initializeBody(account) {
   seq += 1;
   return JSON.stringify({
-    client_ref_id: `BENCH${process.pid}${String(seq).padStart(10, '0')}`, transfer_type: 'BANK', amount: 1, payment_method: '1001',
-    debit_from: account, beneficiary_email: 'b@example.com', beneficiary_name: 'Bench Payee', account_number: '123456789012',
-    ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'bench',
+    client_ref_id: `BENCH${process.pid}${String(seq).padStart(10, '0')}`,
+    transfer_type: 'BANK',
+    amount: 1,
+    payment_method: '1001',
+    debit_from: account,
+    beneficiary_email: 'b@example.com',
+    beneficiary_name: 'Bench Payee',
+    account_number: '123456789012',
+    ifsc_code: 'HDFC0000001',
+    purpose: 'VENDOR_PAYOUT',
+    remarks: 'bench',
   });
 }
 

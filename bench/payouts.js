@@ -33,11 +33,19 @@ const sizeOf = (path) => {
 };
 
 const OPERATIONS = {
-  initialize: (base, seed, connections) => load(`${base}/api/v2/public/payment/transfer`, {
-    method: 'POST', headers: { ...seed.headers, 'content-type': 'application/json' }, connections,
-    requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(seed.account) }) }],
-  }, SECONDS),
-  status: (base, seed, connections) => load(`${base}/api/v1/public/payment/transfer/status?ref_id=${seed.ref}`, { headers: seed.headers, connections }, SECONDS),
+  initialize: (base, seed, connections) =>
+    load(
+      `${base}/api/v2/public/payment/transfer`,
+      {
+        method: 'POST',
+        headers: { ...seed.headers, 'content-type': 'application/json' },
+        connections,
+        requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(seed.account) }) }],
+      },
+      SECONDS,
+    ),
+  status: (base, seed, connections) =>
+    load(`${base}/api/v1/public/payment/transfer/status?ref_id=${seed.ref}`, { headers: seed.headers, connections }, SECONDS),
 };
 
 async function bare() {
@@ -61,7 +69,15 @@ async function startOn(seeded, data) {
   const started = performance.now();
   const child = pinned(['bin/payout-sandbox.js', '--port', '0', '--data', data, '--clock', 'manual', '--no-rate-limits', '--log-level', 'silent', ...CAPS]);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  for (let i = 0; i < 1000 && !(await fetch(`${base}/__sandbox/health`).then((r) => r.ok, () => false)); i++);
+  for (
+    let i = 0;
+    i < 1000 &&
+    !(await fetch(`${base}/__sandbox/health`).then(
+      (r) => r.ok,
+      () => false,
+    ));
+    i++
+  );
   return { child, base, startup: performance.now() - started };
 }
 
@@ -93,11 +109,19 @@ async function fileStore(size, dir) {
 
 /** In-process: a compaction of the seeded store, with the event loop's longest stall meanwhile. */
 async function compaction(dir, size) {
-  const sb = await openSandbox({ data: join(dir, `seed-${size}.json`), clock: 'manual', logLevel: 'silent', rateLimits: false, maxRecords: 1e8, maxRecordsPerMerchant: 1e7 });
+  const sb = await openSandbox({
+    data: join(dir, `seed-${size}.json`),
+    clock: 'manual',
+    logLevel: 'silent',
+    rateLimits: false,
+    maxRecords: 1e8,
+    maxRecordsPerMerchant: 1e7,
+  });
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   const started = performance.now();
-  sb.store.state = sb.store.state; // a whole-state replacement: the next write is a compaction
+  const state = sb.store.state;
+  sb.store.state = state; // a whole-state replacement: the next write is a compaction
   await sb.store.persist();
   const total = performance.now() - started;
   delay.disable();
@@ -112,23 +136,45 @@ try {
   for (const size of SIZES) runs.push(await fileStore(size, dir));
   const compact = await compaction(dir, SIZES[SIZES.length - 1]);
   const rows = [];
-  for (const [name, r] of Object.entries(baseline)) rows.push({ what: `bare Express ${name}`, rps: Math.round(r.rps), p50: r.p50, p99: r.p99, 'x bare rps': 1 });
+  for (const [name, r] of Object.entries(baseline))
+    rows.push({ what: `bare Express ${name}`, rps: Math.round(r.rps), p50: r.p50, p99: r.p99, 'x bare rps': 1 });
   for (const run of runs) {
     for (const [name, r] of Object.entries(run.results)) {
-      rows.push({ what: `file store, ${run.size} stored, ${name}`, rps: Math.round(r.rps), p50: r.p50, p99: r.p99, 'x bare rps': Math.round((r.rps / baseline[name].rps) * 100) / 100 });
+      rows.push({
+        what: `file store, ${run.size} stored, ${name}`,
+        rps: Math.round(r.rps),
+        p50: r.p50,
+        p99: r.p99,
+        'x bare rps': Math.round((r.rps / baseline[name].rps) * 100) / 100,
+      });
     }
   }
   console.log(`file store vs bare Express 5, ${SECONDS} s per row (latency in ms)`);
   console.table(rows);
   const [small, big] = runs;
-  const ratios = Object.keys(big.results).map((name) => ({ what: name, 'p99(100k) / p99(100)': Math.round((big.results[name].p99 / Math.max(1, small.results[name].p99)) * 100) / 100 }));
+  const ratios = Object.keys(big.results).map((name) => ({
+    what: name,
+    'p99(100k) / p99(100)': Math.round((big.results[name].p99 / Math.max(1, small.results[name].p99)) * 100) / 100,
+  }));
   console.table(ratios);
-  console.table(runs.flatMap((r) => r.rows.map((row) => ({
-    stored: r.size, after: row.row, 'start-up to healthy (ms)': Math.round(row.startup), 'RSS after the load (MiB)': row.rss,
-    'data file (MiB)': mib(row.files.data), 'log (MiB)': mib(row.files.log),
-  }))));
-  console.table(runs.map((r) => ({ stored: r.size, 'seeded in (ms)': Math.round(r.seededMs), 'clean stop with compaction (ms)': Math.round(r.stopMs), ...r.seed.counts })));
-  console.log(`compaction of the ${SIZES[SIZES.length - 1]} store in-process: ${Math.round(compact.total)} ms in all, event loop blocked at most ${Math.round(compact.maxBlockMs)} ms`);
+  console.table(
+    runs.flatMap((r) =>
+      r.rows.map((row) => ({
+        stored: r.size,
+        after: row.row,
+        'start-up to healthy (ms)': Math.round(row.startup),
+        'RSS after the load (MiB)': row.rss,
+        'data file (MiB)': mib(row.files.data),
+        'log (MiB)': mib(row.files.log),
+      })),
+    ),
+  );
+  console.table(
+    runs.map((r) => ({ stored: r.size, 'seeded in (ms)': Math.round(r.seededMs), 'clean stop with compaction (ms)': Math.round(r.stopMs), ...r.seed.counts })),
+  );
+  console.log(
+    `compaction of the ${SIZES[SIZES.length - 1]} store in-process: ${Math.round(compact.total)} ms in all, event loop blocked at most ${Math.round(compact.maxBlockMs)} ms`,
+  );
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

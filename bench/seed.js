@@ -5,16 +5,23 @@
 // default retention); one in ten is still Pending with its settlement due in an hour (a due item
 // each). Every payout has its three ledger entries. Used by bench/payouts.js.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { openSandbox } from '../dist/index.js';
 import { initializePayout } from '../dist/domain/payouts.js';
+import { openSandbox } from '../dist/index.js';
 
 /** Seeds `path` with `count` payouts of the demo merchant; resolves to one of their ref_ids and the merchant's headers. */
 export async function seedDataFile(path, count) {
   const sb = await openSandbox({
-    data: 'memory', clock: 'manual', seed: 1, logLevel: 'silent', rateLimits: false, journalSize: 0,
+    data: 'memory',
+    clock: 'manual',
+    seed: 1,
+    logLevel: 'silent',
+    rateLimits: false,
+    journalSize: 0,
     // Webhooks are made and attempted, and fail at once (no network): deliveries with attempts and retries.
-    webhookUrl: 'http://127.0.0.1:9/hooks', webhookAllow: ['seeded.invalid'],
-    maxRecords: 100_000_000, maxRecordsPerMerchant: 10_000_000,
+    webhookUrl: 'http://127.0.0.1:9/hooks',
+    webhookAllow: ['seeded.invalid'],
+    maxRecords: 100_000_000,
+    maxRecordsPerMerchant: 10_000_000,
   });
   const merchant = sb.repo.allMerchants()[0];
   const account = sb.repo.accountsOf(merchant.merchant_id)[0];
@@ -23,11 +30,24 @@ export async function seedDataFile(path, count) {
   await sb.admin.useScenario({ scenario: { ...shipped, webhooks: { ...shipped.webhooks, retry_schedule: [] } } });
   let ref = '';
   for (let i = 0; i < count; i++) {
-    const { payout } = initializePayout(sb, merchant, {
-      client_ref_id: `SEED${String(i).padStart(9, '0')}`, amount: 100, payment_method: '1001', debit_from: account.account_no,
-      purpose: 'VENDOR_PAYOUT', remarks: i % 10 === 0 ? 'sbx:Pending@0s>Success@1h' : 'seeded', beneficiary_name: 'Seeded Payee', beneficiary_email: 's@example.com',
-      beneficiary_mobile: '9876543210', account_number: '123456789012', ifsc_code: 'HDFC0000001',
-    }, 'v2');
+    const { payout } = initializePayout(
+      sb,
+      merchant,
+      {
+        client_ref_id: `SEED${String(i).padStart(9, '0')}`,
+        amount: 100,
+        payment_method: '1001',
+        debit_from: account.account_no,
+        purpose: 'VENDOR_PAYOUT',
+        remarks: i % 10 === 0 ? 'sbx:Pending@0s>Success@1h' : 'seeded',
+        beneficiary_name: 'Seeded Payee',
+        beneficiary_email: 's@example.com',
+        beneficiary_mobile: '9876543210',
+        account_number: '123456789012',
+        ifsc_code: 'HDFC0000001',
+      },
+      'v2',
+    );
     ref = payout.ref_id;
   }
   await sb.admin.advance('6s');
@@ -41,5 +61,10 @@ export async function seedDataFile(path, count) {
   };
   writeFileSync(path, JSON.stringify(state));
   await sb.close();
-  return { ref, account: account.account_no, headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret }, counts };
+  return {
+    ref,
+    account: account.account_no,
+    headers: { 'x-merchant-email': merchant.email, 'x-api-key': merchant.api_key, 'x-api-secret': merchant.api_secret },
+    counts,
+  };
 }

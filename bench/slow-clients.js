@@ -3,8 +3,9 @@
 // normal client's balance checks against the same figures with no slow clients. Prints p50/p99
 // for both and how many slow connections the server cut off (408) at its headers time-out.
 // Run: npm run bench:slow. Everything goes to 127.0.0.1; every loop is bounded.
-import { startCliProcess } from './lib.js';
+
 import { connect } from 'node:net';
+import { startCliProcess } from './lib.js';
 
 const SLOW = 1000;
 const IDLE = 100;
@@ -33,7 +34,9 @@ const sockets = [];
 for (let i = 0; i < SLOW + IDLE; i++) {
   const s = connect(Number(port), hostname);
   s.on('error', () => {});
-  s.on('data', (d) => { if (String(d).startsWith('HTTP/1.1 408')) cut += 1; });
+  s.on('data', (d) => {
+    if (String(d).startsWith('HTTP/1.1 408')) cut += 1;
+  });
   sockets.push(s);
 }
 let pos = 0;

@@ -27,8 +27,15 @@ const VAN = 'CRASHVAN000000000001';
 const fixtures = {
   merchants: [
     {
-      merchant_id: 'SBXCRASH001', name: 'Crash Test', email: MERCHANT.email, api_key: MERCHANT.key, api_secret: MERCHANT.secret, access_token: 'crash_token',
-      fees: { 1001: 5, 1002: 2.5, 1003: 25 }, tax_rate_percent: 18, per_transaction_limit: 1000000,
+      merchant_id: 'SBXCRASH001',
+      name: 'Crash Test',
+      email: MERCHANT.email,
+      api_key: MERCHANT.key,
+      api_secret: MERCHANT.secret,
+      access_token: 'crash_token',
+      fees: { 1001: 5, 1002: 2.5, 1003: 25 },
+      tax_rate_percent: 18,
+      per_transaction_limit: 1000000,
       accounts: [{ account_no: VAN, status: 'ACTIVE', balance: OPENING / 100 }],
     },
   ],
@@ -36,7 +43,11 @@ const fixtures = {
 const headers = { 'x-merchant-email': MERCHANT.email, 'x-api-key': MERCHANT.key, 'x-api-secret': MERCHANT.secret, 'content-type': 'application/json' };
 
 function start(data, fixturesFile) {
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--data', data, '--fixtures', fixturesFile, '--clock', 'manual', '--no-rate-limits', '--log-level', 'silent'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [BIN, '--port', '0', '--data', data, '--fixtures', fixturesFile, '--clock', 'manual', '--no-rate-limits', '--log-level', 'silent'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   let out = '';
   child.stderr.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => {
@@ -51,8 +62,18 @@ function start(data, fixturesFile) {
 
 function body(ref) {
   return JSON.stringify({
-    client_ref_id: ref, transfer_type: 'BANK', amount: 100, payment_method: '1001', debit_from: VAN, beneficiary_email: 'b@example.com',
-    beneficiary_mobile: '9876543210', beneficiary_name: 'Crash Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'crash',
+    client_ref_id: ref,
+    transfer_type: 'BANK',
+    amount: 100,
+    payment_method: '1001',
+    debit_from: VAN,
+    beneficiary_email: 'b@example.com',
+    beneficiary_mobile: '9876543210',
+    beneficiary_name: 'Crash Payee',
+    account_number: '123456789012',
+    ifsc_code: 'HDFC0000001',
+    purpose: 'VENDOR_PAYOUT',
+    remarks: 'crash',
   });
 }
 
@@ -120,7 +141,10 @@ try {
     restarted.child.kill('SIGKILL');
     await new Promise((resolve) => restarted.child.once('exit', resolve));
     rounds.push({ round, acknowledged: acked.size, sent: sent.length, ...result });
-    if (!JSON_OUT) console.log(`round ${round}: ${acked.size} acknowledged of ${sent.length} sent; ${result.stored} stored in all; lost ${result.lost}; balance and ledger ${result.balanceOk ? 'agree' : 'DISAGREE'}`);
+    if (!JSON_OUT)
+      console.log(
+        `round ${round}: ${acked.size} acknowledged of ${sent.length} sent; ${result.stored} stored in all; lost ${result.lost}; balance and ledger ${result.balanceOk ? 'agree' : 'DISAGREE'}`,
+      );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

@@ -27,8 +27,15 @@ const VAN = 'DISKVAN0000000000001';
 const fixtures = {
   merchants: [
     {
-      merchant_id: 'SBXDISK0001', name: 'Disk Test', email: MERCHANT.email, api_key: MERCHANT.key, api_secret: MERCHANT.secret, access_token: 'disk_token',
-      fees: { 1001: 5, 1002: 2.5, 1003: 25 }, tax_rate_percent: 18, per_transaction_limit: 1000000,
+      merchant_id: 'SBXDISK0001',
+      name: 'Disk Test',
+      email: MERCHANT.email,
+      api_key: MERCHANT.key,
+      api_secret: MERCHANT.secret,
+      access_token: 'disk_token',
+      fees: { 1001: 5, 1002: 2.5, 1003: 25 },
+      tax_rate_percent: 18,
+      per_transaction_limit: 1000000,
       accounts: [{ account_no: VAN, status: 'ACTIVE', balance: OPENING / 100 }],
     },
   ],
@@ -42,9 +49,13 @@ function fail(message) {
 }
 
 function start(data, fixturesFile) {
-  const child = spawn(process.execPath, [BIN, '--port', '0', '--data', data, '--fixtures', fixturesFile, '--speed', '10', '--no-rate-limits', '--log-level', 'silent'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [BIN, '--port', '0', '--data', data, '--fixtures', fixturesFile, '--speed', '10', '--no-rate-limits', '--log-level', 'silent'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   let err = '';
   child.stderr.on('data', (d) => (err += d));
@@ -62,8 +73,18 @@ function start(data, fixturesFile) {
 
 function body(ref) {
   return JSON.stringify({
-    client_ref_id: ref, transfer_type: 'BANK', amount: 100, payment_method: '1001', debit_from: VAN, beneficiary_email: 'b@example.com',
-    beneficiary_mobile: '9876543210', beneficiary_name: 'Disk Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'disk',
+    client_ref_id: ref,
+    transfer_type: 'BANK',
+    amount: 100,
+    payment_method: '1001',
+    debit_from: VAN,
+    beneficiary_email: 'b@example.com',
+    beneficiary_mobile: '9876543210',
+    beneficiary_name: 'Disk Payee',
+    account_number: '123456789012',
+    ifsc_code: 'HDFC0000001',
+    purpose: 'VENDOR_PAYOUT',
+    remarks: 'disk',
   });
 }
 

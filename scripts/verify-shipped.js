@@ -3,16 +3,20 @@
 // validating a shipped file that has not changed since (src/input-file.ts).
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { sha256, VERIFIED_FILES } from '../dist/input-file.js';
 import { fixturesFromValue } from '../dist/sandbox/fixtures.js';
 import { scenarioFromValue } from '../dist/scenario/scenario.js';
 import { PACKAGE_ROOT } from '../dist/version.js';
-import { VERIFIED_FILES, sha256 } from '../dist/input-file.js';
-import { parse as parseYaml } from 'yaml';
 
 const digests = {};
 const files = [
-  ...readdirSync(join(PACKAGE_ROOT, 'fixtures')).filter((f) => f.endsWith('.json')).map((f) => ['fixtures', f]),
-  ...readdirSync(join(PACKAGE_ROOT, 'scenarios')).filter((f) => /\.(json|ya?ml)$/.test(f)).map((f) => ['scenarios', f]),
+  ...readdirSync(join(PACKAGE_ROOT, 'fixtures'))
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => ['fixtures', f]),
+  ...readdirSync(join(PACKAGE_ROOT, 'scenarios'))
+    .filter((f) => /\.(json|ya?ml)$/.test(f))
+    .map((f) => ['scenarios', f]),
 ];
 for (const [dir, name] of files) {
   const rel = `${dir}/${name}`;

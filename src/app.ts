@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Express } from 'express';
+import { openSandbox, type Sandbox } from './admin/sandbox.js';
 import { BusinessError, CheckoutError, FaultError, RequestError, transportMessage } from './errors.js';
 import { balanceHandlers } from './http/api/balance.js';
 import { beneficiaryHandlers } from './http/api/beneficiaries.js';
@@ -6,13 +7,12 @@ import { checkoutHandlers } from './http/api/checkout.js';
 import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
 import { controlRouter } from './http/control/router.js';
-import { STORE_ERROR_HEADER, durableAnswers } from './http/durability.js';
+import { durableAnswers, STORE_ERROR_HEADER } from './http/durability.js';
 import { mountOperations } from './http/mount.js';
+import { requestId, requestTracking } from './http/requests.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
-import { requestId, requestTracking } from './http/requests.js';
 import type { SandboxOptions } from './sandbox/config.js';
-import { openSandbox, type Sandbox } from './admin/sandbox.js';
 import { StoreWriteError } from './store/store.js';
 
 export type SandboxApp = Express & { sandbox: Sandbox };

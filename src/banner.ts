@@ -36,5 +36,5 @@ export function banner(app: SandboxApp, serving: Serving): string {
         .join(', ')}`,
     );
   }
-  return lines.join('\n') + '\n';
+  return `${lines.join('\n')}\n`;
 }

@@ -1,5 +1,5 @@
 import { ERROR_CODES, type ErrorCode } from './errors.js';
-import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES, type CheckoutStatus, type PayoutStatus, type VerificationType } from './vocab.js';
+import { CHECKOUT_STATUSES, type CheckoutStatus, PAYOUT_STATUSES, type PayoutStatus, VERIFICATION_TYPES, type VerificationType } from './vocab.js';
 
 /**
  * The behaviours a merchant's integration can be shown (behaviour coverage counts them): one

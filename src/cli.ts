@@ -5,17 +5,27 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
-import { stopOnSignals } from './signals.js';
-import { serve, type Serving } from './listen.js';
-import { ConfigError, DEFAULT_FIXTURES, DEFAULTS, LOG_LEVELS, RANGES, flagOf, isLoopback, percentProblem, rangeProblem, type SandboxOptions } from './sandbox/config.js';
+import { type Serving, serve } from './listen.js';
+import {
+  ConfigError,
+  DEFAULT_FIXTURES,
+  DEFAULTS,
+  flagOf,
+  isLoopback,
+  LOG_LEVELS,
+  percentProblem,
+  type RANGES,
+  rangeProblem,
+  type SandboxOptions,
+} from './sandbox/config.js';
 import { FixturesError } from './sandbox/fixtures.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
+import { stopOnSignals } from './signals.js';
 import { StoreFileError, StoreWriteError } from './store/store.js';
 import { VERSION } from './version.js';
 
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
 export const EXIT_USAGE = 2;
-
 
 /** A whole-number option, checked against its range in RANGES (the one place ranges are written). */
 function integer(name: string, option: keyof typeof RANGES) {
@@ -53,7 +63,10 @@ function uncoveredAs(value: string): 'failed' | 'skipped' {
 }
 
 function hostList(value: string): string[] {
-  return value.split(',').map((h) => h.trim()).filter((h) => h !== '');
+  return value
+    .split(',')
+    .map((h) => h.trim())
+    .filter((h) => h !== '');
 }
 
 /** The caps and time-outs: each an option `--<flag of the key> <n>`, ranged by RANGES. */
@@ -66,7 +79,7 @@ const CAPS: Partial<Record<keyof typeof RANGES & keyof typeof DEFAULTS, string>>
   maxSnapshots: 'snapshots kept',
   maxSnapshotBytes: 'total size of the snapshots kept (bytes of JSON)',
   maxConnections: 'open connections at once; more are refused',
-  compactBytes: 'compact the change log into the data file past this many bytes (and past the data file\'s size)',
+  compactBytes: "compact the change log into the data file past this many bytes (and past the data file's size)",
   headersTimeout: 'ms a client has to send a request head',
   requestTimeout: 'ms a client has to send a whole request',
 };
@@ -85,8 +98,12 @@ export function buildProgram(): Command {
       env(new Option('--checkout-port <n>', 'a second listener for the checkout API').argParser(integer('checkout port', 'checkoutPort')), 'CHECKOUT_PORT'),
     )
     .addOption(env(new Option('--data <path|memory>', 'lowdb JSON file, or "memory"').default(DEFAULTS.data), 'DATA'))
-    .addOption(env(new Option('--fixtures <file>', 'fixtures loaded into a new store').default(DEFAULT_FIXTURES, 'the shipped fixtures/default.json'), 'FIXTURES'))
-    .addOption(env(new Option('--scenario <file>', 'behaviour rules, JSON or YAML').default(DEFAULT_SCENARIO, 'the shipped scenarios/default.json'), 'SCENARIO'))
+    .addOption(
+      env(new Option('--fixtures <file>', 'fixtures loaded into a new store').default(DEFAULT_FIXTURES, 'the shipped fixtures/default.json'), 'FIXTURES'),
+    )
+    .addOption(
+      env(new Option('--scenario <file>', 'behaviour rules, JSON or YAML').default(DEFAULT_SCENARIO, 'the shipped scenarios/default.json'), 'SCENARIO'),
+    )
     .addOption(env(new Option('--webhook-url <url>', 'webhook target for merchants that have none'), 'WEBHOOK_URL'))
     .addOption(env(new Option('--clock <mode>', 'real or manual').choices(['real', 'manual']).default(DEFAULTS.clock), 'CLOCK'))
     .addOption(env(new Option('--speed <x>', 'real clock sped up x times').argParser(positiveNumber).default(DEFAULTS.speed), 'SPEED'))
@@ -96,7 +113,9 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
     .addOption(env(new Option('--no-fsync', 'do not fdatasync each change-log write (faster; a power loss may lose the last writes)'), 'NO_FSYNC'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
-    .addOption(env(new Option('--coverage-report <file>', 'write the behaviour-coverage report on shutdown (.json, .md, or .xml for JUnit)'), 'COVERAGE_REPORT'))
+    .addOption(
+      env(new Option('--coverage-report <file>', 'write the behaviour-coverage report on shutdown (.json, .md, or .xml for JUnit)'), 'COVERAGE_REPORT'),
+    )
     .addOption(env(new Option('--coverage-min <percent>', 'exit 3 on shutdown when fewer behaviours are covered').argParser(percent), 'COVERAGE_MIN'))
     .addOption(
       env(
@@ -106,13 +125,27 @@ export function buildProgram(): Command {
         'COVERAGE_UNCOVERED',
       ),
     )
-    .addOption(env(new Option('--coverage-ignore <groups>', 'coverage groups left out of the report and gate, comma-separated (e.g. verification,checkout)').argParser(hostList), 'COVERAGE_IGNORE'))
+    .addOption(
+      env(
+        new Option('--coverage-ignore <groups>', 'coverage groups left out of the report and gate, comma-separated (e.g. verification,checkout)').argParser(
+          hostList,
+        ),
+        'COVERAGE_IGNORE',
+      ),
+    )
     .addOption(env(new Option('--ready-file <file>', 'write { url, port, pid, control_url } as JSON once listening (removed at exit)'), 'READY_FILE'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
-    .addOption(env(new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList), 'WEBHOOK_ALLOW'));
+    .addOption(
+      env(
+        new Option('--webhook-allow <hosts>', 'hosts webhooks may go to, comma-separated (*.example.com patterns); default any').argParser(hostList),
+        'WEBHOOK_ALLOW',
+      ),
+    );
   for (const [key, help] of Object.entries(CAPS) as Array<[keyof typeof CAPS, string]>) {
     const flag = flagOf(key);
-    program.addOption(env(new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(DEFAULTS[key]), flag.toUpperCase().replace(/-/g, '_')));
+    program.addOption(
+      env(new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(DEFAULTS[key]), flag.toUpperCase().replace(/-/g, '_')),
+    );
   }
   program
     .exitOverride()

@@ -19,6 +19,7 @@ export function formatDuration(milliseconds: number): string {
 /** A duration (`'24h'`) or milliseconds, checked: a RequestError 400 otherwise. */
 export function durationMs(by: string | number): number {
   const value = typeof by === 'number' ? by : parseDuration(by);
-  if (value === null || !(value >= 0) || !Number.isFinite(value)) throw new RequestError(400, `not a duration: ${String(by)} (use e.g. 500ms, 5s, 30m, 24h or 1d)`);
+  if (value === null || !(value >= 0) || !Number.isFinite(value))
+    throw new RequestError(400, `not a duration: ${String(by)} (use e.g. 500ms, 5s, 30m, 24h or 1d)`);
   return value;
 }

@@ -15,8 +15,7 @@ export const DEFAULT_ERROR_MESSAGES: Record<ErrorCode, string> = {
   TRANSACTION_LIMIT_EXCEEDED: 'Transaction limit exceeded. Please retry with a smaller amount.',
   INSUFFICIENT_BALANCE: 'Insufficient balance in the account.',
   ACCOUNT_NOT_ACTIVE: 'Account is not active to do real transactions.',
-  TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE:
-    'Transaction amount is not compatible with the selected payment mode.',
+  TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE: 'Transaction amount is not compatible with the selected payment mode.',
   INVALID_BENEFICIARY: 'Beneficiary does not have valid account details for the transaction.',
   INVALID_TRANSFER_ID: 'Transfer id is not valid.',
   GENERIC_EXCEPTION: 'Something went wrong. Please try again later.',

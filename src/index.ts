@@ -1,19 +1,19 @@
-import { createApp, type SandboxApp } from './app.js';
-import { serve, type Serving } from './listen.js';
 import type { Admin, NewMerchantInput } from './admin/admin.js';
 import type { Sandbox } from './admin/sandbox.js';
 import { credentialHeaders } from './admin/views.js';
-import type { SandboxOptions } from './sandbox/config.js';
+import { createApp, type SandboxApp } from './app.js';
+import { type Serving, serve } from './listen.js';
 import { coverageShortfall } from './observe/coverage.js';
+import type { SandboxOptions } from './sandbox/config.js';
 
-export { appOf, createApp, type SandboxApp } from './app.js';
 export type { Admin } from './admin/admin.js';
+export { openSandbox, type Sandbox } from './admin/sandbox.js';
+export { appOf, createApp, type SandboxApp } from './app.js';
 export type { SandboxConfig, SandboxOptions } from './sandbox/config.js';
 export type { Fixtures } from './sandbox/fixtures.js';
-export { openSandbox, type Sandbox } from './admin/sandbox.js';
 export type { ScenarioFile } from './scenario/schema.js';
-export { signBody } from './webhooks/outbox.js';
 export { VERSION } from './version.js';
+export { signBody } from './webhooks/outbox.js';
 
 export interface SandboxMerchant {
   merchantId: string;

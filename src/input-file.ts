@@ -39,12 +39,7 @@ export interface Document {
  * Reads one of the sandbox's input files (fixtures, scenario) and parses it: YAML for `.yaml` and
  * `.yml` when allowed, JSON otherwise. A failure names the file and is thrown as `makeError`.
  */
-export async function readDocument(
-  file: string,
-  what: string,
-  makeError: (message: string) => Error,
-  options: { yaml: boolean },
-): Promise<Document> {
+export async function readDocument(file: string, what: string, makeError: (message: string) => Error, options: { yaml: boolean }): Promise<Document> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import type { Express } from 'express';
 import { precompileParsers } from './contract/parse.js';
 
@@ -50,8 +50,8 @@ export function boundAddresses(server: Server): { bound: string; reachable: stri
   if (address !== '0.0.0.0' && address !== '::') return { bound, reachable: [`http://${bound}`] };
   const reachable = Object.values(networkInterfaces())
     .flat()
-    .filter((i) => i !== undefined && (address === '::' || i.family === 'IPv4') && !i.address.startsWith('fe80'))
-    .map((i) => `http://${hostPart(i!.address)}:${port}`);
+    .filter((i): i is NetworkInterfaceInfo => i !== undefined && (address === '::' || i.family === 'IPv4') && !i.address.startsWith('fe80'))
+    .map((i) => `http://${hostPart(i.address)}:${port}`);
   return { bound, reachable };
 }
 
@@ -60,7 +60,9 @@ export function boundAddresses(server: Server): { bound: string; reachable: stri
  * requests in flight finish for that long before their sockets are cut; 0 cuts them at once.
  */
 export async function closeServers(servers: Server[], graceMs: number): Promise<void> {
-  const force = setTimeout(() => servers.forEach((s) => s.closeAllConnections()), graceMs);
+  const force = setTimeout(() => {
+    for (const s of servers) s.closeAllConnections();
+  }, graceMs);
   force.unref();
   await Promise.all(
     servers.map(

@@ -39,7 +39,12 @@ export function api(token) {
       if (early.has(path)) return;
       const entry = { answer: call('GET', path), data: undefined };
       // A failure is reported by the view that asks for it, if one ever does.
-      entry.answer.then((data) => { entry.data = data; }, () => {});
+      entry.answer.then(
+        (data) => {
+          entry.data = data;
+        },
+        () => {},
+      );
       early.set(path, entry);
     },
     /** After a change an answer fetched before it may be out of date. */

@@ -9,7 +9,10 @@ const TOKEN_KEY = 'payout-sandbox-admin-token';
 
 function TokenPrompt({ onToken, failed }) {
   const [value, setValue] = useState('');
-  return html`<form class="card prompt" onSubmit=${(e) => { e.preventDefault(); onToken(value); }}>
+  return html`<form class="card prompt" onSubmit=${(e) => {
+    e.preventDefault();
+    onToken(value);
+  }}>
     <h2>Admin token</h2>
     <p class="muted">This sandbox was started with <code>--admin-token</code>. Enter it to see the dashboard.</p>
     ${failed && html`<p class="error" role="alert">That token was refused.</p>`}

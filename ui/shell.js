@@ -4,10 +4,10 @@ import { html, useCallback, useEffect, useState } from '/__sandbox/ui/vendor/pre
 import { useChanges, useGet } from './api.js';
 import { money, Waiting } from './format.js';
 import { href, useRoute } from './route.js';
-import { ClockBar } from './views/clock.js';
 import * as accounts from './views/accounts.js';
 import * as beneficiaries from './views/beneficiaries.js';
 import * as checkout from './views/checkout.js';
+import { ClockBar } from './views/clock.js';
 import * as demos from './views/demos.js';
 import * as journal from './views/journal.js';
 import * as payout from './views/payout.js';
@@ -28,7 +28,7 @@ const TABS = [
   ['sandbox', 'Sandbox', snapshots],
 ];
 const known = (tab) => TABS.some(([id]) => id === tab);
-const viewOf = (route) => (route.tab === 'payouts' && route.ref ? payout : TABS.find(([id]) => id === route.tab)?.[2] ?? payouts);
+const viewOf = (route) => (route.tab === 'payouts' && route.ref ? payout : (TABS.find(([id]) => id === route.tab)?.[2] ?? payouts));
 
 function Balance({ merchant }) {
   const total = merchant.accounts.reduce((sum, a) => sum + a.balance, 0);
@@ -55,7 +55,12 @@ export function Dashboard({ client, token, onLocked }) {
   // beside the tenant list rather than after it.
   const prefetch = (next) => {
     client.discardPrefetched();
-    if (next.tenant) viewOf(next).prefetch?.(client, next, merchants?.find((m) => m.merchant_id === next.tenant));
+    if (next.tenant)
+      viewOf(next).prefetch?.(
+        client,
+        next,
+        merchants?.find((m) => m.merchant_id === next.tenant),
+      );
   };
   const [route, go] = useRoute(prefetch);
   useEffect(() => prefetch(route), []);
@@ -70,7 +75,10 @@ export function Dashboard({ client, token, onLocked }) {
   }, [merchants, route]);
 
   // A 401 is the token prompt's to show.
-  if (!merchants) return answer.error && answer.error.status !== 401 ? html`<${Waiting} what="the tenants" error=${answer.error} />` : html`<p class="muted">Loading the dashboard…</p>`;
+  if (!merchants)
+    return answer.error && answer.error.status !== 401
+      ? html`<${Waiting} what="the tenants" error=${answer.error} />`
+      : html`<p class="muted">Loading the dashboard…</p>`;
   const View = viewOf(route).View;
   return html`<header>
       <h1>payout-sandbox</h1>

@@ -52,6 +52,13 @@ export interface ClientOptions {
 
 const FINAL = new Set(['Success', 'Failed']);
 
+/** The API's answers as this client reads them: success (`data`), envelope A (`message`) or B (`error`). */
+interface ApiBody {
+  message?: string;
+  data?: { ref_id?: string; transaction?: Transaction };
+  error?: { code?: string; message?: string };
+}
+
 export class PayoutClient {
   private readonly sleep: (ms: number) => Promise<void>;
 
@@ -64,13 +71,13 @@ export class PayoutClient {
     return { 'content-type': 'application/json', 'x-merchant-email': c.email, 'x-api-key': c.apiKey, 'x-api-secret': c.apiSecret };
   }
 
-  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: any; retryAfter: number | null }> {
+  private async call(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: ApiBody; retryAfter: number | null }> {
     const res = await fetch(this.options.baseUrl + path, { method, headers: this.headers(), body: body === undefined ? undefined : JSON.stringify(body) });
     const retryAfter = res.headers.get('retry-after');
-    return { status: res.status, json: await res.json(), retryAfter: retryAfter === null ? null : Number(retryAfter) };
+    return { status: res.status, json: (await res.json()) as ApiBody, retryAfter: retryAfter === null ? null : Number(retryAfter) };
   }
 
-  private static failure(r: { status: number; json: any }): PayoutApiError {
+  private static failure(r: { status: number; json: ApiBody }): PayoutApiError {
     return new PayoutApiError(r.status, r.json?.error?.code ?? null, r.json?.message ?? `HTTP ${r.status}`);
   }
 
@@ -78,7 +85,7 @@ export class PayoutClient {
   async initialize(req: PayoutRequest): Promise<string> {
     const r = await this.call('POST', '/api/v2/public/payment/transfer', { transfer_type: 'BANK', ...req });
     if (r.status !== 200) throw PayoutClient.failure(r);
-    return r.json.data.ref_id as string;
+    return r.json.data?.ref_id as string;
   }
 
   /** The status check, waiting out 429s for as long as Retry-After says. Null for an unknown id. */
@@ -90,7 +97,7 @@ export class PayoutClient {
         await this.sleep((r.retryAfter ?? 60) * 1000);
         continue;
       }
-      if (r.status === 200) return r.json.data.transaction as Transaction;
+      if (r.status === 200) return r.json.data?.transaction as Transaction;
       if (r.status === 400 && r.json?.error?.message === 'Unable to find transaction using provided ID') return null;
       throw PayoutClient.failure(r);
     }

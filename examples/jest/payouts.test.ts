@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { startSandbox, type StartedSandbox } from 'payout-sandbox';
+import { type StartedSandbox, startSandbox } from 'payout-sandbox';
 import { PayoutClient, type PayoutRequest, type Transaction } from './payout-client.js';
 import { webhookApp } from './webhook-handler.js';
 
@@ -80,7 +80,10 @@ test('a 429 is waited out for as long as Retry-After says', async () => {
   const patient = new PayoutClient({
     baseUrl: sb.url,
     credentials: { email: sb.merchant.email, apiKey: sb.merchant.apiKey, apiSecret: sb.merchant.apiSecret },
-    sleep: (ms) => (waits.push(ms), sb.advance(ms)),
+    sleep: (ms) => {
+      waits.push(ms);
+      return sb.advance(ms);
+    },
   });
   for (let i = 0; i < 4; i++) expect((await patient.status({ ref_id: ref }))?.status).toBe('Pending');
   expect(waits).toEqual([60_000]);

@@ -3,19 +3,19 @@ import { createCheckoutTransaction, transitionCheckout } from '../domain/checkou
 import { forcePayoutStatus } from '../domain/lifecycle.js';
 import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
 import { durationMs } from '../duration.js';
-import type { CoverageGroup } from '../observe/catalogue.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
+import type { CoverageGroup } from '../observe/catalogue.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { scenarioFile } from '../sandbox/scenario-files.js';
 import { termsInPaise } from '../sandbox/terms.js';
-import { ScenarioError, loadScenario, resolveScenario } from '../scenario/scenario.js';
+import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenario.js';
 import { VERSION } from '../version.js';
 import { targetAllowed } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
-import { bodyOf, parse, type DeliveriesQuery, type RequestsQuery } from './inputs.js';
+import { bodyOf, type DeliveriesQuery, parse, type RequestsQuery } from './inputs.js';
 import { MerchantAdmin } from './merchant-admin.js';
-import { TransitionRefused, requireMerchant, requireMerchantByIdOrEmail, requirePayout } from './refusals.js';
+import { requireMerchant, requireMerchantByIdOrEmail, requirePayout, TransitionRefused } from './refusals.js';
 import { Snapshots } from './snapshots.js';
 import * as views from './views.js';
 

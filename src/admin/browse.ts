@@ -1,10 +1,10 @@
 import { toRupees } from '../money.js';
+import type { SandboxCore } from '../sandbox/core.js';
 import type { TimelineStep } from '../scenario/scenario.js';
 import type { Merchant, Payout } from '../store/state.js';
-import { requireMerchant, requirePayout } from './refusals.js';
 import { toIso } from '../time.js';
-import type { SandboxCore } from '../sandbox/core.js';
-import { parse, type PayoutsQuery } from './inputs.js';
+import { type PayoutsQuery, parse } from './inputs.js';
+import { requireMerchant, requirePayout } from './refusals.js';
 import * as views from './views.js';
 
 /**
@@ -89,7 +89,9 @@ export class Browse {
       debit_from: p.debit_from,
       initialize_fault: p.initialize_fault ?? null,
       reversed: p.status === 'Failed' && p.history.some((h) => h.status === 'Success'),
-      refund: failed ? { amount: toRupees(p.amount), fees: toRupees(p.fees), tax: toRupees(p.tax), total: toRupees(p.amount + p.fees + p.tax), at: toIso(failed.at) } : null,
+      refund: failed
+        ? { amount: toRupees(p.amount), fees: toRupees(p.fees), tax: toRupees(p.tax), total: toRupees(p.amount + p.fees + p.tax), at: toIso(failed.at) }
+        : null,
       transaction: views.payoutView(p).transaction,
       timeline: {
         taken: p.history.map((h) => ({ status: h.status, at: toIso(h.at), bank_res_msg: h.bank_res_msg })),
@@ -102,7 +104,10 @@ export class Browse {
   beneficiaries(merchantId: string) {
     const { beneficiaries } = this.sb.repo.state;
     return {
-      beneficiaries: this.list(merchantId, beneficiaries, (b, m) => ({ ...views.beneficiaryView(b, m), activates_at: b.activates_at === null ? null : toIso(b.activates_at) })),
+      beneficiaries: this.list(merchantId, beneficiaries, (b, m) => ({
+        ...views.beneficiaryView(b, m),
+        activates_at: b.activates_at === null ? null : toIso(b.activates_at),
+      })),
     };
   }
 
@@ -116,11 +121,11 @@ export class Browse {
 
   /** The scenario's payout rules with one amount each, grouped: what the demo picker offers. */
   demos() {
-    const rules = this.sb.scenario().payouts.rules.filter((r) => r.match.amount && r.match.amount.min === r.match.amount.max);
     const group = (kind: string) => (kind === 'reject' ? 'Rejections' : kind === 'fault' ? 'Faults' : 'Timelines');
-    return {
-      scenario: this.sb.scenario().name,
-      demos: rules.map((r) => ({ name: r.name, group: group(r.outcome.kind), description: r.description, amount: toRupees(r.match.amount!.min) })),
-    };
+    const demos = this.sb
+      .scenario()
+      .payouts.rules.flatMap((r) => (r.match.amount && r.match.amount.min === r.match.amount.max ? [{ rule: r, amount: r.match.amount.min }] : []))
+      .map(({ rule: r, amount }) => ({ name: r.name, group: group(r.outcome.kind), description: r.description, amount: toRupees(amount) }));
+    return { scenario: this.sb.scenario().name, demos };
   }
 }

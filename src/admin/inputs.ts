@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
 import { DURATION_PATTERN } from '../duration.js';
@@ -62,7 +62,9 @@ export const CreateMerchantBody = input(
       Type.Object(
         {
           mode: Type.Optional(StringEnum(['real', 'manual'] as const)),
-          start: Type.Optional(Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T09:00:00+05:30.' })),
+          start: Type.Optional(
+            Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T09:00:00+05:30.' }),
+          ),
         },
         { additionalProperties: false },
       ),
@@ -155,7 +157,12 @@ export const CoverageQuery = input(
   {
     format: Type.Optional(StringEnum(COVERAGE_FORMATS)),
     uncovered: Type.Optional(StringEnum(['failed', 'failure', 'skipped'] as const)),
-    ignore: Type.Optional(Type.String({ pattern: `^((${COVERAGE_GROUP_NAMES})(,|$))+$`, 'x-message': `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}.` })),
+    ignore: Type.Optional(
+      Type.String({
+        pattern: `^((${COVERAGE_GROUP_NAMES})(,|$))+$`,
+        'x-message': `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}.`,
+      }),
+    ),
   },
   'The coverage report as JSON, Markdown or JUnit (`uncovered`: how JUnit reports an uncovered behaviour; `ignore`: groups left out, comma-separated).',
 );

@@ -35,7 +35,11 @@ export class MerchantAdmin {
     this.require(merchantId);
     const { clocks, scheduler } = this.sb;
     if (!clocks.hasOwn(merchantId)) {
-      if (clocks.sandbox.mode !== 'manual') throw new RequestError(409, 'This merchant follows the sandbox clock, which is real: create a merchant with clock: { "mode": "manual" } to advance it on its own.');
+      if (clocks.sandbox.mode !== 'manual')
+        throw new RequestError(
+          409,
+          'This merchant follows the sandbox clock, which is real: create a merchant with clock: { "mode": "manual" } to advance it on its own.',
+        );
       clocks.attach(merchantId, 'manual', clocks.sandbox.now());
       scheduler.relane(merchantId);
     }

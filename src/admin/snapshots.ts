@@ -1,9 +1,9 @@
 import { RequestError } from '../errors.js';
+import type { CounterEntries, SandboxCore } from '../sandbox/core.js';
 import type { Scenario } from '../scenario/scenario.js';
 import { sliceOf } from '../store/slices.js';
 import type { MerchantSlice, State } from '../store/state.js';
 import { toIso } from '../time.js';
-import type { CounterEntries, SandboxCore } from '../sandbox/core.js';
 
 interface Saved {
   at: string;
@@ -60,7 +60,10 @@ export class Snapshots {
     }
     const total = all.reduce((n, s) => n + s.bytes, 0) - (replaced?.bytes ?? 0);
     if (total + bytes > maxSnapshotBytes) {
-      throw new RequestError(409, `Snapshots may take ${maxSnapshotBytes} bytes in all (--max-snapshot-bytes); this one needs ${bytes} and ${total} are taken.`);
+      throw new RequestError(
+        409,
+        `Snapshots may take ${maxSnapshotBytes} bytes in all (--max-snapshot-bytes); this one needs ${bytes} and ${total} are taken.`,
+      );
     }
   }
 

@@ -1,11 +1,11 @@
+import type { Clock } from '../clock.js';
 import { beneficiaryRecord, checkoutRecord, payoutRecord, verificationRecord } from '../contract/records.js';
 import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
+import { mapAmounts } from '../sandbox/terms.js';
+import type { Clocks } from '../schedule/clocks.js';
 import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
-import type { Clock } from '../clock.js';
-import type { Clocks } from '../schedule/clocks.js';
-import { mapAmounts } from '../sandbox/terms.js';
 
 /** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
 

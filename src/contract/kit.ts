@@ -1,7 +1,6 @@
-import { Type, type TSchema, type TUnsafe } from '@sinclair/typebox';
+import { type TSchema, type TUnsafe, Type } from '@sinclair/typebox';
 
 /** Schema building blocks and value lists shared by every schema file (requests, responses, files). */
-
 
 /** A string that is one of `values` (a plain JSON Schema `enum`, typed as their union). */
 export function StringEnum<T extends string>(values: readonly T[], options: Record<string, unknown> = {}): TUnsafe<T> {

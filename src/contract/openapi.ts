@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox';
+import { VERSION } from '../version.js';
 import { OPERATIONS, type Operation } from './operations.js';
 import { EnvelopeA, WebhookV1, WebhookV2 } from './responses.js';
-import { VERSION } from '../version.js';
 
 /**
  * A plain JSON Schema from a TypeBox one: TypeBox's symbol keys drop out in the JSON round trip;

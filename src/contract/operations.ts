@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import {
   Balance,
   BeneficiaryRecord,
@@ -21,7 +22,6 @@ import {
   VerificationDetailsParams,
   VerifyRequest,
 } from './schemas.js';
-import { Type } from '@sinclair/typebox';
 
 /** One operation of the emulated API: where it is, what it takes, what it answers. */
 export interface Operation {
@@ -135,7 +135,7 @@ export const OPERATIONS: Operation[] = [
     responses: {
       '200': ['The checkout transaction', CheckoutSuccess],
       '401': ['Invalid MerchantId or AccessToken', CheckoutFailure],
-      '404': ['Unknown transaction (or another merchant\'s)', CheckoutFailure],
+      '404': ["Unknown transaction (or another merchant's)", CheckoutFailure],
     },
   },
 ];

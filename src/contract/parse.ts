@@ -1,6 +1,6 @@
 import type { Static, TSchema } from '@sinclair/typebox';
 import { RequestError } from '../errors.js';
-import { compile, validate, type ValidateOptions } from './validate.js';
+import { compile, type ValidateOptions, validate } from './validate.js';
 
 /** Schemas of parsers made but not yet compiled. */
 const uncompiled = new Set<TSchema>();

@@ -1,9 +1,9 @@
 import { createHmac } from 'node:crypto';
 import { MESSAGES } from '../errors.js';
 import { toRupees } from '../money.js';
-import { successEnvelope } from './envelopes.js';
 import type { Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { formatDisplayTime, formatTransactionDate } from '../time.js';
+import { successEnvelope } from './envelopes.js';
 import type { BeneficiaryRecord, CheckoutTransactionRecord, InitializeResult, PayoutRecord, VerificationRecord } from './responses.js';
 
 /** The reference's payout transaction record (status check and webhook body): `ref_id` a number. */

@@ -1,14 +1,12 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { ERROR_CODES } from '../errors.js';
-import { PAYMENT_METHODS, PURPOSES, VERIFICATION_TYPES } from '../vocab.js';
-import { BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYOUT_STATUSES } from '../vocab.js';
+import { BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, PURPOSES, VERIFICATION_TYPES } from '../vocab.js';
 import { Nullable, StringEnum } from './kit.js';
 
 /**
  * The response shapes of the reference, as schemas: the presenters in records.ts are typed by
  * them, and the OpenAPI document serves them.
  */
-
 
 export const PayoutRecord = Type.Object(
   {
@@ -112,10 +110,7 @@ export type CheckoutTransactionRecord = Static<typeof CheckoutTransactionRecord>
 export const Balance = Type.Object({ current_balance: Type.Number() }, { additionalProperties: false });
 
 /** Envelope A: credential, rate-limit, validation and transport failures; HTTP status = http_code. */
-export const EnvelopeA = Type.Object(
-  { success: Type.Literal(false), http_code: Type.Integer(), message: Type.String() },
-  { additionalProperties: false },
-);
+export const EnvelopeA = Type.Object({ success: Type.Literal(false), http_code: Type.Integer(), message: Type.String() }, { additionalProperties: false });
 
 /** Envelope B: business failures, HTTP 400. */
 export const EnvelopeB = Type.Object(
@@ -128,10 +123,7 @@ export const EnvelopeB = Type.Object(
 );
 
 export const Success = <T extends TSchema>(data: T) =>
-  Type.Object(
-    { success: Type.Literal(true), http_code: Type.Literal(200), message: Type.String(), data },
-    { additionalProperties: false },
-  );
+  Type.Object({ success: Type.Literal(true), http_code: Type.Literal(200), message: Type.String(), data }, { additionalProperties: false });
 
 export const CheckoutSuccess = Type.Object(
   { status: Type.Literal(true), message: Type.String(), data: CheckoutTransactionRecord },

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { PAYMENT_METHODS, PURPOSES, TRANSFER_TYPES, VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import { StringEnum } from './kit.js';
 
@@ -10,17 +10,13 @@ import { StringEnum } from './kit.js';
  * - `x-required-when`: on a conditional `then`, the clause of "is required when …".
  */
 
-const Digits = (n: number, extra: Record<string, unknown> = {}) =>
-  Type.String({ pattern: `^[0-9]{${n}}$`, 'x-message': `must be ${n} digits.`, ...extra });
+const Digits = (n: number, extra: Record<string, unknown> = {}) => Type.String({ pattern: `^[0-9]{${n}}$`, 'x-message': `must be ${n} digits.`, ...extra });
 
 const IFSC_PATTERN = '^[A-Z]{4}0[A-Z0-9]{6}$';
 const Ifsc = () => Type.String({ pattern: IFSC_PATTERN, 'x-message': 'format is invalid.' });
-const AlphaNumName = () =>
-  Type.String({ pattern: '^[A-Za-z0-9 ]+$', maxLength: 100, 'x-message': 'must only contain letters, numbers and spaces.' });
+const AlphaNumName = () => Type.String({ pattern: '^[A-Za-z0-9 ]+$', maxLength: 100, 'x-message': 'must only contain letters, numbers and spaces.' });
 const Email = () => Type.String({ format: 'email', maxLength: 255 });
-const AccountNumber = () =>
-  Type.String({ pattern: '^[0-9]{9,18}$', 'x-message': 'must be between 9 and 18 digits.' });
-
+const AccountNumber = () => Type.String({ pattern: '^[0-9]{9,18}$', 'x-message': 'must be between 9 and 18 digits.' });
 
 const INLINE_BENEFICIARY_FIELDS = ['beneficiary_email', 'beneficiary_name', 'account_number', 'ifsc_code'];
 
@@ -43,6 +39,7 @@ export const InitializePayoutRequest = Type.Object(
   },
   {
     if: { not: { required: ['beneficiary_id'] }, properties: { transfer_type: { const: 'BANK' } }, required: ['transfer_type'] },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
     then: { required: INLINE_BENEFICIARY_FIELDS, 'x-required-when': 'beneficiary id is not present' },
   },
 );
@@ -56,6 +53,7 @@ export const PayoutStatusRequest = Type.Object(
   },
   {
     if: { not: { required: ['client_ref_id'] } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
     then: { required: ['ref_id'], 'x-required-when': 'client ref id is not present' },
   },
 );
@@ -87,11 +85,11 @@ export const GetBeneficiaryRequest = Type.Object(
   },
   {
     if: { not: { required: ['beneficiary_id'] } },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
     then: { required: ['beneficiary_name', 'account_number'], 'x-required-when': 'beneficiary id is not present' },
   },
 );
 export type GetBeneficiaryRequest = Static<typeof GetBeneficiaryRequest>;
-
 
 const IsoDate = () => Type.String({ format: 'date', 'x-message': 'must be a valid date in the format YYYY-MM-DD.' });
 
@@ -159,13 +157,12 @@ export const VerifyRequest = Type.Object(
   {
     debit_from: Type.String({ minLength: 20, maxLength: 20 }),
     verification_type: StringEnum(VERIFICATION_TYPES),
-    ...Object.fromEntries(
-      Object.values(VerificationMembers).map(({ member, schema }) => [member, Type.Optional(schema)]),
-    ),
+    ...Object.fromEntries(Object.values(VerificationMembers).map(({ member, schema }) => [member, Type.Optional(schema)])),
   },
   {
     allOf: VERIFICATION_TYPES.map((t) => ({
       if: { properties: { verification_type: { const: t } }, required: ['verification_type'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
       then: { required: [VerificationMembers[t].member], 'x-required-when': `verification type is ${t}` },
     })),
   },

@@ -1,7 +1,7 @@
+import type { Static, TSchema } from '@sinclair/typebox';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 as Ajv } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import type { Static, TSchema } from '@sinclair/typebox';
 import { own } from '../own.js';
 
 // ajv-formats is CommonJS; under NodeNext its default import is the module object, whose
@@ -226,11 +226,14 @@ export function schemaErrors(schema: TSchema, value: unknown): string[] | null {
     .filter((e) => e.keyword !== 'if')
     .map((e) => {
       const path = e.keyword === 'required' ? `${e.instancePath}/${String(e.params.missingProperty)}` : e.instancePath;
-      const rule = e.keyword === 'required' ? 'is required' : e.keyword === 'additionalProperties'
-        ? `unknown field "${String(e.params.additionalProperty)}"`
-        : e.keyword === 'enum'
-          ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
-          : (e.message ?? e.keyword);
+      const rule =
+        e.keyword === 'required'
+          ? 'is required'
+          : e.keyword === 'additionalProperties'
+            ? `unknown field "${String(e.params.additionalProperty)}"`
+            : e.keyword === 'enum'
+              ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
+              : (e.message ?? e.keyword);
       return `${path || '/'}: ${rule}`;
     });
 }

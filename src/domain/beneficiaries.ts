@@ -29,7 +29,10 @@ export function createBeneficiary(ctx: DomainContext, merchant: Merchant, req: C
     beneficiary_name: req.beneficiary_name,
   });
   const beneficiary: Beneficiary = {
-    bene_id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
+    bene_id: random.unique(
+      () => random.alphanumeric(20),
+      (id) => repo.beneficiaryExists(id),
+    ),
     merchant_id: merchant.merchant_id,
     bene_name: req.beneficiary_name,
     bene_email: req.beneficiary_email,

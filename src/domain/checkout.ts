@@ -1,6 +1,6 @@
+import type { Paise } from '../money.js';
 import { checkoutTimeline } from '../scenario/match.js';
 import type { CheckoutStep } from '../scenario/scenario.js';
-import type { Paise } from '../money.js';
 import type { CheckoutStatus, CheckoutTransaction, DueItem, Merchant } from '../store/state.js';
 import type { DomainContext } from './context.js';
 import { scheduleStep, stepOf } from './timeline.js';
@@ -58,11 +58,7 @@ export interface CheckoutInput {
 }
 
 /** A new Initialized checkout transaction (control API), on its scenario timeline. */
-export function createCheckoutTransaction(
-  ctx: DomainContext,
-  merchant: Merchant,
-  body: CheckoutInput,
-): { transaction: CheckoutTransaction; rule: string } {
+export function createCheckoutTransaction(ctx: DomainContext, merchant: Merchant, body: CheckoutInput): { transaction: CheckoutTransaction; rule: string } {
   const { repo, random } = ctx;
   const paymentId = random.unique(
     () => `PAY${random.alphanumeric(14)}`,

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
 import type { BehaviourId } from '../behaviours.js';
-import type { Clocks } from '../schedule/clocks.js';
 import type { SandboxRandom } from '../random.js';
 import type { Scenario } from '../scenario/scenario.js';
+import type { Clocks } from '../schedule/clocks.js';
 import type { Scheduler } from '../schedule/scheduler.js';
 import type { Repo } from '../store/repo.js';
 import type { Payout } from '../store/state.js';

@@ -1,6 +1,6 @@
 import type { Paise } from '../money.js';
-import type { Account, LedgerEntryType } from '../store/state.js';
 import type { Repo } from '../store/repo.js';
+import type { Account, LedgerEntryType } from '../store/state.js';
 
 export interface Posting {
   type: LedgerEntryType;

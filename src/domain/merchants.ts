@@ -1,11 +1,11 @@
-import { VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import type { ClockMode } from '../clock.js';
 import { RequestError } from '../errors.js';
-import { toPaise, type Paise } from '../money.js';
+import { type Paise, toPaise } from '../money.js';
+import { sliceOf } from '../store/slices.js';
 import type { Account, AccountStatus, ApiVersion, Merchant, PaymentMethod } from '../store/state.js';
+import { VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import type { DomainContext } from './context.js';
 import { post, postEntries } from './ledger.js';
-import { sliceOf } from '../store/slices.js';
 
 /** Commission per verification, where nothing else is said. */
 export const DEFAULT_VERIFICATION_CHARGES: Record<VerificationType, Paise> = {
@@ -52,9 +52,10 @@ export function merchantRecord(identity: Identity, terms: MerchantTerms): Mercha
     per_transaction_limit: terms.per_transaction_limit ?? DEFAULT_TERMS.per_transaction_limit,
     webhook_url: terms.webhook_url ?? null,
     webhook_version: terms.webhook_version ?? null,
-    verification_charges: Object.fromEntries(
-      VERIFICATION_TYPES.map((t) => [t, terms.verification_charges?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t]]),
-    ) as Record<VerificationType, number>,
+    verification_charges: Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, terms.verification_charges?.[t] ?? DEFAULT_VERIFICATION_CHARGES[t]])) as Record<
+      VerificationType,
+      number
+    >,
   };
 }
 
@@ -76,7 +77,10 @@ export interface NewMerchant extends Omit<MerchantTerms, 'verification_charges'>
 /** A new isolated merchant with fresh credentials and one funded ACTIVE VAN (control API). */
 export function createMerchant(ctx: DomainContext, input: NewMerchant): { merchant: Merchant; account: Account } {
   const { repo, random } = ctx;
-  const merchantId = random.unique(() => `SBX${random.alphanumeric(10)}`, (id) => repo.merchant(id) !== undefined);
+  const merchantId = random.unique(
+    () => `SBX${random.alphanumeric(10)}`,
+    (id) => repo.merchant(id) !== undefined,
+  );
   const email = input.email ?? `merchant-${merchantId.toLowerCase()}@payout-sandbox.test`;
   if (repo.merchantByEmailAddress(email)) throw new RequestError(409, `A merchant with the email ${email} exists already.`);
   const merchant = merchantRecord(
@@ -90,7 +94,10 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
     },
     input,
   );
-  const accountNo = random.unique(() => `VAN${random.digits(17)}`, (no) => repo.anyAccount(no) !== undefined);
+  const accountNo = random.unique(
+    () => `VAN${random.digits(17)}`,
+    (no) => repo.anyAccount(no) !== undefined,
+  );
   if (input.clock) ctx.clocks.attach(merchantId, input.clock.mode, input.clock.start);
   const opened = ctx.clocks.now(merchantId);
   const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, opened, 'opening balance (control API)');

@@ -1,11 +1,11 @@
 import { BusinessError, FaultError, MESSAGES, RequestError } from '../errors.js';
-import { toPaise, toRupees, taxOn, type Paise } from '../money.js';
-import { parseDirective, type DirectiveResult } from '../scenario/directive.js';
+import { type Paise, taxOn, toPaise, toRupees } from '../money.js';
+import { type DirectiveResult, parseDirective } from '../scenario/directive.js';
 import { matchPayoutRule } from '../scenario/match.js';
 import type { FaultSpec, PayoutPlan } from '../scenario/scenario.js';
-import type { ApiVersion, Beneficiary, Merchant, Payout, PaymentMethod, Purpose } from '../store/state.js';
-import type { DomainContext } from './context.js';
+import type { ApiVersion, Beneficiary, Merchant, PaymentMethod, Payout, Purpose } from '../store/state.js';
 import { debitableAccount, requireFunds } from './accounts.js';
+import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
 import { startPayoutTimeline } from './lifecycle.js';
 
@@ -96,7 +96,7 @@ type Payee = Pick<Payout, 'beneficiary' | 'account_number' | 'ifsc_code'>;
 /** The payee: a registered, Active beneficiary, or the inline details as given. */
 function payeeOf(ctx: DomainContext, req: PayoutInput, known: Beneficiary | undefined): Payee {
   if (req.beneficiary_id !== undefined) {
-    if (!known || known.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
+    if (known?.status !== 'Active') throw new BusinessError('INVALID_BENEFICIARY');
     return {
       beneficiary: { id: known.bene_id, name: known.bene_name, email_id: known.bene_email, mobile_no: known.bene_mobile_no },
       account_number: known.bank_account_number,
@@ -107,7 +107,10 @@ function payeeOf(ctx: DomainContext, req: PayoutInput, known: Beneficiary | unde
   const { random, repo } = ctx;
   return {
     beneficiary: {
-      id: random.unique(() => random.alphanumeric(20), (id) => repo.beneficiaryExists(id)),
+      id: random.unique(
+        () => random.alphanumeric(20),
+        (id) => repo.beneficiaryExists(id),
+      ),
       name: req.beneficiary_name ?? '',
       email_id: req.beneficiary_email ?? '',
       mobile_no: req.beneficiary_mobile ?? '',
@@ -142,7 +145,10 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   repo.requireRoom(merchant.merchant_id, 'payouts');
 
   const now = ctx.clocks.now(merchant.merchant_id);
-  const refId = random.unique(() => random.digits(10), (id) => repo.payoutExists(id));
+  const refId = random.unique(
+    () => random.digits(10),
+    (id) => repo.payoutExists(id),
+  );
   const payout: Payout = {
     ref_id: refId,
     merchant_id: merchant.merchant_id,
@@ -164,7 +170,11 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     history: [{ status: plan.initialStatus, at: now, bank_res_msg: '' }],
     refunded: false,
     rule: plan.rule,
-    initialize_fault: fault && { type: fault.type, http_code: fault.type === 'error' ? fault.httpCode : null, message: fault.type === 'error' ? fault.message : null },
+    initialize_fault: fault && {
+      type: fault.type,
+      http_code: fault.type === 'error' ? fault.httpCode : null,
+      message: fault.type === 'error' ? fault.message : null,
+    },
     next_step: null,
   };
   post(repo, account, now, refId, [

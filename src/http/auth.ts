@@ -40,7 +40,11 @@ const expectedOf = (() => {
 })();
 
 // Compared against when the merchant is unknown, so a miss costs the same as a wrong secret.
-const NO_MERCHANT = { api_key: '\u0000no-merchant-key-00000', api_secret: '\u0000no-merchant-secret-000000000000000', access_token: '\u0000no-merchant-token-00000' };
+const NO_MERCHANT = {
+  api_key: '\u0000no-merchant-key-00000',
+  api_secret: '\u0000no-merchant-secret-000000000000000',
+  access_token: '\u0000no-merchant-token-00000',
+};
 
 /** The three dashboard headers, matched to one merchant. */
 export function authenticateDashboard(repo: Repo, headers: Request['headers']): Merchant | null {
@@ -54,8 +58,8 @@ export function authenticateDashboard(repo: Repo, headers: Request['headers']): 
 
 /** The checkout API's `MerchantId` and `AccessToken` headers, matched to one merchant. */
 export function authenticateCheckout(repo: Repo, headers: Request['headers']): Merchant | null {
-  const merchant = repo.merchant(headerValue(headers['merchantid']));
-  const tokenOk = bytesEqual(headerValue(headers['accesstoken']), expectedOf(merchant ?? NO_MERCHANT).token);
+  const merchant = repo.merchant(headerValue(headers.merchantid));
+  const tokenOk = bytesEqual(headerValue(headers.accesstoken), expectedOf(merchant ?? NO_MERCHANT).token);
   return merchant && tokenOk ? merchant : null;
 }
 

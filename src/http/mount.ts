@@ -1,13 +1,13 @@
-import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import { Type } from '@sinclair/typebox';
+import type { Express, Request, RequestHandler, Response, Router } from 'express';
+import type { Sandbox } from '../admin/sandbox.js';
 import type { BehaviourId } from '../behaviours.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
+import { inputParser } from '../contract/parse.js';
 import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
-import type { Sandbox } from '../admin/sandbox.js';
 import type { Merchant } from '../store/state.js';
 import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashboardAuthReason } from './auth.js';
 import { methodNotAllowed } from './routing.js';
-import { inputParser } from '../contract/parse.js';
 
 /** What an operation's handler gets: the authenticated merchant and the parsed input. */
 export interface Call<I> {
@@ -24,8 +24,7 @@ export interface OperationHandler<I = never> {
   handle(call: Call<I>): void | Promise<void>;
 }
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export type OperationHandlers = Record<string, OperationHandler<any>>;
+export type OperationHandlers = Record<string, OperationHandler<never>>;
 
 export function callOf<I>(res: Response): Call<I> {
   return res.locals.call as Call<I>;
@@ -73,7 +72,13 @@ function authenticator(sb: Sandbox, op: Operation): (req: Request, res: Response
   if (op.security === 'checkout') {
     return (req, res) =>
       authenticateCheckout(sb.repo, req.headers) ??
-      refuse(res, sb.repo.merchant(String(req.headers.merchantid ?? '')), 'auth.checkout', checkoutAuthReason(sb.repo, req.headers), new CheckoutError(401, MESSAGES.checkoutUnauthorized));
+      refuse(
+        res,
+        sb.repo.merchant(String(req.headers.merchantid ?? '')),
+        'auth.checkout',
+        checkoutAuthReason(sb.repo, req.headers),
+        new CheckoutError(401, MESSAGES.checkoutUnauthorized),
+      );
   }
   return (req, res) =>
     authenticateDashboard(sb.repo, req.headers) ??
@@ -116,6 +121,9 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const finish: RequestHandler = (_req, res) => h.handle(callOf(res));
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
-    router.route(op.path.replace(/\{(\w+)\}/g, ':$1'))[op.method](...chain).all(methodNotAllowed);
+    router
+      .route(op.path.replace(/\{(\w+)\}/g, ':$1'))
+      [op.method](...chain)
+      .all(methodNotAllowed);
   }
 }

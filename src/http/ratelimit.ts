@@ -1,10 +1,9 @@
 import type { Request, Response } from 'express';
-import { rateLimit, type ClientRateLimitInfo, type Store } from 'express-rate-limit';
+import { type ClientRateLimitInfo, rateLimit, type Store } from 'express-rate-limit';
 import type { Clock } from '../clock.js';
 import { MESSAGES, RequestError } from '../errors.js';
-import type { RateLimitRule } from '../scenario/scenario.js';
 import type { CounterEntries, Counters, RateLimits, SandboxCore } from '../sandbox/core.js';
-
+import type { RateLimitRule } from '../scenario/scenario.js';
 
 /** A counter's key for one of a merchant's things (its counters go with its snapshots), and back. */
 const merchantKey = (merchantId: string, id: string) => `${merchantId}\u0000${id}`;
@@ -151,10 +150,16 @@ export function limiter(
  */
 export function referenceLimit(sb: SandboxCore, name: keyof RateLimits, key: (res: Response) => { merchantId: string; id: string }) {
   if (!sb.config.rateLimits) return null;
-  return limiter((k) => sb.clocks.of(merchantOfKey(k)), () => sb.rateLimit(name), (_req, res) => {
-    const k = key(res);
-    return merchantKey(k.merchantId, k.id);
-  }, sb.counters, {
-    onRefused: (res) => sb.events.behaviour(key(res).merchantId, `ratelimit.${name}`),
-  });
+  return limiter(
+    (k) => sb.clocks.of(merchantOfKey(k)),
+    () => sb.rateLimit(name),
+    (_req, res) => {
+      const k = key(res);
+      return merchantKey(k.merchantId, k.id);
+    },
+    sb.counters,
+    {
+      onRefused: (res) => sb.events.behaviour(key(res).merchantId, `ratelimit.${name}`),
+    },
+  );
 }

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import type { Clocks } from '../schedule/clocks.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Journal, RefusalError, RefusedTransition } from '../observe/journal.js';
+import type { Clocks } from '../schedule/clocks.js';
 
 /** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
 export function noteRefusal(res: Response, refusal: RefusedTransition): void {
@@ -48,18 +48,22 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
   // One listener function for every request (it reads the response it is called on), so a
   // request allocates no closure for it.
   function done(this: Response) {
-    const res = this;
-    const req = res.req;
-    const { started, at, journaled } = res.locals.tracking as { started: number; at: number; journaled: boolean };
+    const req = this.req;
+    const { started, at, journaled } = this.locals.tracking as { started: number; at: number; journaled: boolean };
     const ms = performance.now() - started;
-    const status = res.headersSent ? res.statusCode : null;
+    const status = this.headersSent ? this.statusCode : null;
     const id = requestId(req);
     if (logging) {
-      const line = { req: { id, method: req.method, url: loggedUrl(req.originalUrl) }, res: { statusCode: status }, merchant: merchantOf(res), responseTime: Math.round(ms) };
-      logger.info(line, res.writableFinished ? 'request completed' : 'request aborted');
+      const line = {
+        req: { id, method: req.method, url: loggedUrl(req.originalUrl) },
+        res: { statusCode: status },
+        merchant: merchantOf(this),
+        responseTime: Math.round(ms),
+      };
+      logger.info(line, this.writableFinished ? 'request completed' : 'request aborted');
     }
     if (!journaled) return;
-    const merchantId = merchantOf(res);
+    const merchantId = merchantOf(this);
     journal.add({
       request_id: id,
       method: req.method,
@@ -69,11 +73,11 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
       // The merchant's own time when it has a clock of its own; else the sandbox time at arrival.
       at: merchantId !== null && clocks.hasOwn(merchantId) ? clocks.now(merchantId) : at,
       latency_ms: Math.round(ms * 100) / 100,
-      rule: (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
-      refused_transitions: (res.locals.refusals as RefusedTransition[] | undefined) ?? [],
-      ref_id: (res.locals.refId as string | undefined) ?? null,
-      error: (res.locals.refusal as RefusalError | undefined) ?? null,
-      auth_reason: (res.locals.authReason as string | undefined) ?? null,
+      rule: (this.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
+      refused_transitions: (this.locals.refusals as RefusedTransition[] | undefined) ?? [],
+      ref_id: (this.locals.refId as string | undefined) ?? null,
+      error: (this.locals.refusal as RefusalError | undefined) ?? null,
+      auth_reason: (this.locals.authReason as string | undefined) ?? null,
       api: req.originalUrl.startsWith('/__sandbox') ? 'control' : 'emulated',
     });
   }

@@ -1,6 +1,6 @@
 import type { Response } from 'express';
-import { SANDBOX_RULE_HEADER, envelopeA, envelopeB, successEnvelope } from '../contract/envelopes.js';
-import { BusinessError, CheckoutError, RequestError } from '../errors.js';
+import { envelopeA, envelopeB, SANDBOX_RULE_HEADER, successEnvelope } from '../contract/envelopes.js';
+import { BusinessError, CheckoutError, type RequestError } from '../errors.js';
 
 /**
  * Sends a body already serialized to JSON: the same headers res.json() sets, without its

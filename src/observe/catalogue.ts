@@ -1,13 +1,23 @@
-import { MAGIC_INVALID, AADHAAR_OTP } from '../domain/verification/documents.js';
+import type { BehaviourId } from '../behaviours.js';
+import { AADHAAR_OTP, MAGIC_INVALID } from '../domain/verification/documents.js';
 import { AADHAAR_OTP_TTL_MS } from '../domain/verification/verify.js';
 import { formatDuration } from '../duration.js';
-import type { BehaviourId } from '../behaviours.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import type { PayoutRule, Scenario } from '../scenario/scenario.js';
 import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
 /** The catalogue's groups: a report can leave groups a merchant never uses out of its denominator. */
-export const COVERAGE_GROUPS = ['business errors', 'payout statuses', 'idempotency', 'transport faults', 'requests', 'beneficiaries', 'verification', 'checkout', 'webhooks'] as const;
+export const COVERAGE_GROUPS = [
+  'business errors',
+  'payout statuses',
+  'idempotency',
+  'transport faults',
+  'requests',
+  'beneficiaries',
+  'verification',
+  'checkout',
+  'webhooks',
+] as const;
 export type CoverageGroup = (typeof COVERAGE_GROUPS)[number];
 
 /** A group named as on the command line or a query string: `business-errors` or `business errors`. */
@@ -53,16 +63,26 @@ function errorItems(s: Scenario): CatalogueItem[] {
 
 function payoutItems(s: Scenario): CatalogueItem[] {
   const timelineRule = (status: string) =>
-    s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && (r.outcome.plan.initialStatus === status || r.outcome.plan.steps.some((st) => st.status === status)));
+    s.payouts.rules.find(
+      (r) => r.outcome.kind !== 'reject' && (r.outcome.plan.initialStatus === status || r.outcome.plan.steps.some((st) => st.status === status)),
+    );
   const plan = s.payouts.defaultPlan;
   const statuses = PAYOUT_STATUSES.map((status) => {
     const rule = timelineRule(status);
     const inline = status === 'NEW' ? 'remarks "sbx:NEW@0s>Pending@5s>Success@5s"' : `remarks "sbx:${status}@5s", then advance 5s`;
-    const byDefault = plan.initialStatus === status ? 'any initialize' : plan.steps.some((st) => st.status === status) ? 'any initialize, then advance past the default timeline' : null;
+    const byDefault =
+      plan.initialStatus === status
+        ? 'any initialize'
+        : plan.steps.some((st) => st.status === status)
+          ? 'any initialize, then advance past the default timeline'
+          : null;
     const how = [byDefault, rule ? trigger(rule) : null, inline].filter((x) => x !== null).join('; or ');
     return { id: `payout.status.${status}` as const, group: 'payout statuses' as const, description: `a payout seen in ${status}`, how };
   });
-  const reversal = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')));
+  const reversal = s.payouts.rules.find(
+    (r) =>
+      r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st, i, all) => st.status === 'Failed' && all.slice(0, i).some((p) => p.status === 'Success')),
+  );
   return [
     ...statuses,
     {
@@ -71,7 +91,12 @@ function payoutItems(s: Scenario): CatalogueItem[] {
       description: 'Success → Failed: a reversal, refunded',
       how: `${reversal ? `${trigger(reversal)}; or ` : ''}remarks "sbx:Success@5s>Failed@1h"; or POST /__sandbox/payouts/{ref_id}/status {"status":"Failed"} after Success`,
     },
-    { id: 'payout.duplicate_client_ref_id' as const, group: 'idempotency' as const, description: 'initialize again with a client_ref_id already used', how: 'repeat an initialize with the same client_ref_id' },
+    {
+      id: 'payout.duplicate_client_ref_id' as const,
+      group: 'idempotency' as const,
+      description: 'initialize again with a client_ref_id already used',
+      how: 'repeat an initialize with the same client_ref_id',
+    },
   ];
 }
 
@@ -80,8 +105,18 @@ function faultItems(s: Scenario): CatalogueItem[] {
     .filter((r) => r.outcome.kind === 'fault')
     .map((r) => {
       const f = r.outcome.kind === 'fault' ? r.outcome.fault : null;
-      const what = f?.type === 'error' ? `HTTP ${f.httpCode}${f.create ? ' after the payout was created' : ''}` : f?.type === 'drop' ? 'connection dropped, no answer' : 'answer delayed';
-      return { id: `fault.${r.name}` as const, group: 'transport faults' as const, description: `${what}${r.description ? ` (${r.description})` : ''}`, how: trigger(r) };
+      const what =
+        f?.type === 'error'
+          ? `HTTP ${f.httpCode}${f.create ? ' after the payout was created' : ''}`
+          : f?.type === 'drop'
+            ? 'connection dropped, no answer'
+            : 'answer delayed';
+      return {
+        id: `fault.${r.name}` as const,
+        group: 'transport faults' as const,
+        description: `${what}${r.description ? ` (${r.description})` : ''}`,
+        how: trigger(r),
+      };
     });
 }
 
@@ -93,7 +128,7 @@ function inGroup(group: CoverageGroup, rows: Array<[id: BehaviourId, description
 /** `4th`, `11th`, `22nd`: an ordinal for a count. */
 function ordinal(n: number): string {
   const teen = n % 100 >= 11 && n % 100 <= 13;
-  const suffix = teen ? 'th' : ['th', 'st', 'nd', 'rd'][n % 10] ?? 'th';
+  const suffix = teen ? 'th' : (['th', 'st', 'nd', 'rd'][n % 10] ?? 'th');
   return `${n}${suffix}`;
 }
 
@@ -103,8 +138,16 @@ function requestItems(s: Scenario): CatalogueItem[] {
     ['request.validation', 'a request refused for its fields (envelope A 400)', 'leave out a required field, e.g. client_ref_id'],
     ['auth.dashboard', 'wrong dashboard credentials (envelope A 401)', "a wrong x-api-secret with the merchant's email"],
     ['auth.checkout', 'wrong checkout credentials (401)', 'a wrong AccessToken with the MerchantId'],
-    ['ratelimit.status_check', 'status check rate-limited (429, Retry-After)', `a ${ordinal(status.limit + 1)} status check of one payout within ${formatDuration(status.windowMs)}`],
-    ['ratelimit.balance_check', 'balance check rate-limited (429, Retry-After)', `a ${ordinal(balance.limit + 1)} balance check of one VAN within ${formatDuration(balance.windowMs)}`],
+    [
+      'ratelimit.status_check',
+      'status check rate-limited (429, Retry-After)',
+      `a ${ordinal(status.limit + 1)} status check of one payout within ${formatDuration(status.windowMs)}`,
+    ],
+    [
+      'ratelimit.balance_check',
+      'balance check rate-limited (429, Retry-After)',
+      `a ${ordinal(balance.limit + 1)} balance check of one VAN within ${formatDuration(balance.windowMs)}`,
+    ],
   ]);
 }
 
@@ -115,13 +158,19 @@ function recordItems(): CatalogueItem[] {
       ['beneficiary.activated', 'a beneficiary turned Active', 'advance past the activation delay, or POST /__sandbox/beneficiaries/{id}/status'],
     ]),
     ...inGroup('verification', [
-      ...VERIFICATION_TYPES.flatMap((t): Array<[BehaviourId, string, string]> => [
-        [`verification.${t}.valid`, `${t} verified valid`, `verify a well-formed ${t} number`],
-        [`verification.${t}.invalid`, `${t} verified invalid (valid: false)`, `verify ${t} number ${MAGIC_INVALID[t]}`],
-      ]),
+      ...VERIFICATION_TYPES.flatMap(
+        (t): Array<[BehaviourId, string, string]> => [
+          [`verification.${t}.valid`, `${t} verified valid`, `verify a well-formed ${t} number`],
+          [`verification.${t}.invalid`, `${t} verified invalid (valid: false)`, `verify ${t} number ${MAGIC_INVALID[t]}`],
+        ],
+      ),
       ['verification.AADHAAR.otp_sent', 'Aadhaar step 1: OTP sent', 'verify AADHAAR with the number alone'],
       ['verification.AADHAAR.otp_wrong', 'Aadhaar step 2 with a wrong OTP', `step 2 with an OTP other than ${AADHAAR_OTP}`],
-      ['verification.AADHAAR.otp_expired', 'Aadhaar step 2 after the OTP expired (or an unknown ref_id)', `advance ${formatDuration(AADHAAR_OTP_TTL_MS)} between the two steps`],
+      [
+        'verification.AADHAAR.otp_expired',
+        'Aadhaar step 2 after the OTP expired (or an unknown ref_id)',
+        `advance ${formatDuration(AADHAAR_OTP_TTL_MS)} between the two steps`,
+      ],
     ]),
     ...inGroup(
       'checkout',

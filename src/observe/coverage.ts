@@ -1,9 +1,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import type { BehaviourId } from '../behaviours.js';
 import type { Scenario } from '../scenario/scenario.js';
 import type { Store } from '../store/store.js';
-import type { BehaviourId } from '../behaviours.js';
-import { catalogue, type CoverageGroup } from './catalogue.js';
+import { type CoverageGroup, catalogue } from './catalogue.js';
 
 export interface CoverageReport {
   merchant_id: string | null;
@@ -40,8 +40,7 @@ export class Coverage {
    */
   report(merchantId: string | null, ignore: readonly CoverageGroup[] = []): CoverageReport {
     const all = this.counts();
-    const hitsOf = (id: string) =>
-      merchantId !== null ? (all[merchantId]?.[id] ?? 0) : Object.values(all).reduce((n, m) => n + (m[id] ?? 0), 0);
+    const hitsOf = (id: string) => (merchantId !== null ? (all[merchantId]?.[id] ?? 0) : Object.values(all).reduce((n, m) => n + (m[id] ?? 0), 0));
     const items = catalogue(this.scenario())
       .filter((i) => !ignore.includes(i.group))
       .map((i) => ({ id: i.id, group: i.group, description: i.description, hits: hitsOf(i.id), how: i.how }));
@@ -57,7 +56,9 @@ const mdCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 export function coverageMarkdown(r: CoverageReport): string {
   const ignored = r.ignored ? ` (not counted: ${r.ignored.join(', ')})` : '';
   const head = `### Behaviour coverage${r.merchant_id ? ` — ${r.merchant_id}` : ''}: ${r.summary.covered} of ${r.summary.total} (${r.summary.percent} %)${ignored}\n\n`;
-  const rows = r.items.map((i) => `| ${i.hits > 0 ? '✅' : '❌'} | ${mdCell(i.group)} | \`${i.id}\` | ${mdCell(i.description)} | ${i.hits} | ${i.hits > 0 ? '' : mdCell(i.how)} |`);
+  const rows = r.items.map(
+    (i) => `| ${i.hits > 0 ? '✅' : '❌'} | ${mdCell(i.group)} | \`${i.id}\` | ${mdCell(i.description)} | ${i.hits} | ${i.hits > 0 ? '' : mdCell(i.how)} |`,
+  );
   return `${head}| | group | behaviour | description | hits | how to trigger |\n|---|---|---|---|---|---|\n${rows.join('\n')}\n`;
 }
 
@@ -69,7 +70,10 @@ export function coverageJunit(r: CoverageReport, uncovered: 'failed' | 'skipped'
   const cases = r.items.map((i) => {
     const open = `    <testcase classname="payout-sandbox.${xml(i.group)}" name="${xml(i.id)}: ${xml(i.description)}">`;
     if (i.hits > 0) return `${open}</testcase>`;
-    const body = uncovered === 'failed' ? `<failure message="not exercised">${xml(`How: ${i.how}`)}</failure>` : `<skipped message="${xml(`not exercised. How: ${i.how}`)}"/>`;
+    const body =
+      uncovered === 'failed'
+        ? `<failure message="not exercised">${xml(`How: ${i.how}`)}</failure>`
+        : `<skipped message="${xml(`not exercised. How: ${i.how}`)}"/>`;
     return `${open}${body}</testcase>`;
   });
   const counts = uncovered === 'failed' ? `failures="${missing}" skipped="0"` : `failures="0" skipped="${missing}"`;

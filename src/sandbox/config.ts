@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { ClockMode } from '../clock.js';
-import type { Fixtures } from './fixtures.js';
+import { COVERAGE_GROUPS, type CoverageGroup, coverageGroupOf } from '../observe/catalogue.js';
 import { DEFAULT_SCENARIO } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
-import { COVERAGE_GROUPS, coverageGroupOf, type CoverageGroup } from '../observe/catalogue.js';
 import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
+import type { Fixtures } from './fixtures.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];

@@ -1,6 +1,9 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../clock.js';
 import type { DomainContext, EventBus } from '../domain/context.js';
+import type { ChangeFeed } from '../observe/changes.js';
+import type { Coverage } from '../observe/coverage.js';
+import type { Journal } from '../observe/journal.js';
 import type { SandboxRandom } from '../random.js';
 import type { RateLimitRule, Scenario } from '../scenario/scenario.js';
 import type { Scheduler } from '../schedule/scheduler.js';
@@ -9,9 +12,6 @@ import type { MerchantSlice, State } from '../store/state.js';
 import type { Store } from '../store/store.js';
 import type { WebhookOutbox } from '../webhooks/outbox.js';
 import type { SandboxConfig } from './config.js';
-import type { Journal } from '../observe/journal.js';
-import type { ChangeFeed } from '../observe/changes.js';
-import type { Coverage } from '../observe/coverage.js';
 
 export interface RateLimits {
   status_check: RateLimitRule;
@@ -73,4 +73,3 @@ export interface SandboxCore extends DomainContext {
    */
   close(): Promise<void>;
 }
-

@@ -1,15 +1,13 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { sliceOf } from '../store/slices.js';
-import { PAYMENT_METHODS, VERIFICATION_TYPES } from '../vocab.js';
+import { type Static, Type } from '@sinclair/typebox';
+import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
 import { schemaErrors } from '../contract/validate.js';
 import { merchantRecord, openAccount } from '../domain/merchants.js';
-import { termsInPaise, type RupeeTerms } from './terms.js';
 import { readDocument } from '../input-file.js';
 import { toPaise } from '../money.js';
+import { sliceOf } from '../store/slices.js';
 import { emptyState, type State } from '../store/state.js';
-import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, WEBHOOK_VERSIONS } from '../vocab.js';
-import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
-
+import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, VERIFICATION_TYPES, WEBHOOK_VERSIONS } from '../vocab.js';
+import { type RupeeTerms, termsInPaise } from './terms.js';
 
 const AddressFixture = Type.Object(
   {
@@ -39,10 +37,7 @@ const CheckoutFixture = Type.Object(
       },
       { additionalProperties: false },
     ),
-    customer: Type.Object(
-      { name: Type.String(), email_id: Type.String(), mobile_no: Type.String() },
-      { additionalProperties: false },
-    ),
+    customer: Type.Object({ name: Type.String(), email_id: Type.String(), mobile_no: Type.String() }, { additionalProperties: false }),
     shipping: AddressFixture,
     billing: AddressFixture,
     custom_fields: Type.Optional(Type.Array(Type.String(), { maxItems: 5 })),
@@ -59,13 +54,9 @@ const MerchantFixture = Type.Object(
     api_key: Type.String({ minLength: 8 }),
     api_secret: Type.String({ minLength: 8 }),
     access_token: Type.String({ minLength: 8 }),
-    fees: Type.Object(
-      Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Rupees()])) as Record<
-        (typeof PAYMENT_METHODS)[number],
-        ReturnType<typeof Rupees>
-      >,
-      { additionalProperties: false },
-    ),
+    fees: Type.Object(Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Rupees()])) as Record<(typeof PAYMENT_METHODS)[number], ReturnType<typeof Rupees>>, {
+      additionalProperties: false,
+    }),
     tax_rate_percent: Type.Number({ minimum: 0, maximum: 100 }),
     /** Commission per verification type in rupees; a type left out costs the default (domain/merchants.ts). */
     verification_charges: Type.Optional(
@@ -75,9 +66,7 @@ const MerchantFixture = Type.Object(
     ),
     per_transaction_limit: Type.Optional(Rupees({ exclusiveMinimum: 0 })),
     webhook_url: Type.Optional(Type.Union([Type.String({ format: 'uri' }), Type.Null()])),
-    webhook_version: Type.Optional(
-      Nullable(StringEnum(WEBHOOK_VERSIONS)),
-    ),
+    webhook_version: Type.Optional(Nullable(StringEnum(WEBHOOK_VERSIONS))),
     accounts: Type.Array(
       Type.Object(
         {
@@ -151,11 +140,9 @@ function crossRecordProblems(f: Fixtures): string[] {
     unique('email', m.email, `${at}/email`);
     unique('api_key', m.api_key, `${at}/api_key`);
     unique('access_token', m.access_token, `${at}/access_token`);
-    m.accounts.forEach((a, j) => unique('account_no', a.account_no, `${at}/accounts/${j}/account_no`));
-    (m.beneficiaries ?? []).forEach((b, j) => unique('bene_id', b.bene_id, `${at}/beneficiaries/${j}/bene_id`));
-    (m.checkout_transactions ?? []).forEach((t, j) =>
-      unique('payment_id', t.payment_id, `${at}/checkout_transactions/${j}/payment_id`),
-    );
+    for (const [j, a] of m.accounts.entries()) unique('account_no', a.account_no, `${at}/accounts/${j}/account_no`);
+    for (const [j, b] of (m.beneficiaries ?? []).entries()) unique('bene_id', b.bene_id, `${at}/beneficiaries/${j}/bene_id`);
+    for (const [j, t] of (m.checkout_transactions ?? []).entries()) unique('payment_id', t.payment_id, `${at}/checkout_transactions/${j}/payment_id`);
   });
   return problems;
 }

@@ -1,29 +1,30 @@
-import { pino, type Logger } from 'pino';
-import type { SandboxCore } from './core.js';
+import { type Logger, pino } from 'pino';
 import { Clock, DEFAULT_MANUAL_START } from '../clock.js';
 import { runBeneficiaryActivation } from '../domain/beneficiaries.js';
 import { runCheckoutStep } from '../domain/checkout.js';
-import { EventBus, type DomainContext } from '../domain/context.js';
+import { type DomainContext, EventBus } from '../domain/context.js';
 import { runPayoutStep } from '../domain/lifecycle.js';
+import { RequestError } from '../errors.js';
+import { ChangeFeed } from '../observe/changes.js';
+import { Coverage, writeCoverageReport } from '../observe/coverage.js';
+import { Journal } from '../observe/journal.js';
 import { SandboxRandom } from '../random.js';
 import { loadScenario, resolveScenario, type Scenario } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
+import { Clocks } from '../schedule/clocks.js';
 import { Scheduler } from '../schedule/scheduler.js';
 import { Repo } from '../store/repo.js';
-import { StoreFileError, StoreWriteError, openStore, type Store } from '../store/store.js';
-import { Clocks } from '../schedule/clocks.js';
 import { putSlice, stampOwners, takenIds } from '../store/slices.js';
-import { RequestError } from '../errors.js';
+import { openStore, type Store, StoreFileError, StoreWriteError } from '../store/store.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
-import { fixturesFromValue, loadFixtures, stateFromFixtures, type Fixtures } from './fixtures.js';
-import { Journal } from '../observe/journal.js';
-import { ChangeFeed } from '../observe/changes.js';
-import { Coverage, writeCoverageReport } from '../observe/coverage.js';
+import type { SandboxCore } from './core.js';
+import { type Fixtures, fixturesFromValue, loadFixtures, stateFromFixtures } from './fixtures.js';
 
 export type { Counters, RateLimits, SandboxCore } from './core.js';
-import type { CounterEntries } from './core.js';
+
 import type { MerchantSlice, State } from '../store/state.js';
+import type { CounterEntries } from './core.js';
 
 function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
   return typeof source === 'string' ? loadFixtures(source) : Promise.resolve(fixturesFromValue(source, 'fixtures'));
@@ -98,14 +99,15 @@ function replaceState(sb: SandboxCore, next: State, clockNow: number): void {
 function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: CounterEntries[] | undefined): void {
   const id = slice.merchant.merchant_id;
   const taken = takenIds(sb.store.state, slice);
-  if (taken.length > 0) throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
+  if (taken.length > 0)
+    throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
   putSlice(sb.repo, slice);
   sb.repo.reindex();
   // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
   sb.clocks.reload(id);
   sb.scheduler.relane(id);
   sb.webhooks.replaced(id);
-  [...sb.counters].forEach((c, i) => c.replaceMerchant(id, counters?.[i]));
+  for (const [i, c] of [...sb.counters].entries()) c.replaceMerchant(id, counters?.[i]);
 }
 
 /** The inputs read and checked, before anything of the data file is touched. */
@@ -123,7 +125,12 @@ interface Inputs {
  */
 async function openDataStore({ config, fixtures, clock, logger }: Inputs): Promise<Store> {
   const notices: string[] = [];
-  const options = { fsync: config.fsync, compactBytes: config.compactBytes, hooks: config.storeHooks ?? undefined, warn: (message: string) => logger.warn(message) };
+  const options = {
+    fsync: config.fsync,
+    compactBytes: config.compactBytes,
+    hooks: config.storeHooks ?? undefined,
+    warn: (message: string) => logger.warn(message),
+  };
   try {
     const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), options, notices);
     if (created) {
@@ -159,7 +166,9 @@ export async function openCore(options: SandboxOptions = {}): Promise<{ core: Sa
   } catch (err) {
     await store.release();
     if (store.kind === 'memory' || err instanceof StoreFileError || err instanceof StoreWriteError) throw err;
-    throw new StoreFileError(`${config.data}: the records in the data file cannot be used (${(err as Error).message}); see docs/operations.md "Data file and change log"`);
+    throw new StoreFileError(
+      `${config.data}: the records in the data file cannot be used (${(err as Error).message}); see docs/operations.md "Data file and change log"`,
+    );
   }
 }
 

@@ -1,22 +1,21 @@
 import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, transportMessage } from '../errors.js';
 import { toPaise } from '../money.js';
-import { VERIFICATION_TYPES, type PaymentMethod, type PayoutStatus, type VerificationType } from '../vocab.js';
+import { type PaymentMethod, type PayoutStatus, VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
 import type { PayoutMatchFile, ScenarioFile, WebhookChaos as WebhookChaosFile } from './schema.js';
 import {
-  NO_CHAOS,
-  ScenarioError,
   type AmountRange,
+  NO_CHAOS,
   type PayoutMatcher,
   type PayoutOutcome,
   type PayoutPlan,
   type PayoutRule,
   type RateLimitRule,
   type Scenario,
+  ScenarioError,
   type TimelineStep,
   type WebhookChaos,
 } from './types.js';
-
 
 const dur = (text: string): number => parseDuration(text) ?? 0;
 
@@ -157,4 +156,3 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
     },
   };
 }
-

@@ -49,7 +49,8 @@ function baseFile(ref: string, from: string | null): string {
 export async function resolveExtends(value: unknown, source: string | null, chain: string[] = []): Promise<unknown> {
   if (!isObject(value) || value.extends === undefined) return value;
   const where = source ?? 'scenario';
-  if (typeof value.extends !== 'string' || value.extends === '') throw new ScenarioError(`${where}: /extends: must be a shipped scenario's name (default, realistic) or a scenario file's path`);
+  if (typeof value.extends !== 'string' || value.extends === '')
+    throw new ScenarioError(`${where}: /extends: must be a shipped scenario's name (default, realistic) or a scenario file's path`);
   const file = baseFile(value.extends, source);
   if (chain.includes(file) || file === source) throw new ScenarioError(`${where}: /extends: a cycle (${[...chain, source ?? 'inline', file].join(' → ')})`);
   if (chain.length >= MAX_DEPTH) throw new ScenarioError(`${where}: /extends: more than ${MAX_DEPTH} scenarios deep`);

@@ -4,11 +4,11 @@ import { readDocument } from '../input-file.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { compileScenario } from './compile.js';
 import { resolveExtends } from './extends.js';
-import { ScenarioSchema, type ScenarioFile } from './schema.js';
-import { ScenarioError, type Scenario } from './types.js';
+import { type ScenarioFile, ScenarioSchema } from './schema.js';
+import { type Scenario, ScenarioError } from './types.js';
 
-export * from './types.js';
 export { compileScenario } from './compile.js';
+export * from './types.js';
 
 export const DEFAULT_SCENARIO = resolve(PACKAGE_ROOT, 'scenarios/default.json');
 

@@ -1,14 +1,12 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { PAYMENT_METHODS, VERIFICATION_TYPES } from '../vocab.js';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { StringEnum } from '../contract/kit.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
-import { CHECKOUT_STATUSES, PAYOUT_STATUSES } from '../vocab.js';
-import { StringEnum } from '../contract/kit.js';
+import { CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
 const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
 const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
   Type.Object(props, { additionalProperties: false, ...extra });
-
 
 const AmountMatch = Type.Union([
   Type.Number({ minimum: 0 }),

@@ -93,4 +93,3 @@ export interface Scenario {
 }
 
 export class ScenarioError extends Error {}
-

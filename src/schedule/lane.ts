@@ -36,11 +36,14 @@ export class Lane {
     this.waiterTimer = null;
     if (this.waiters.length === 0) return;
     const next = Math.min(...this.waiters.map((w) => w.deadline));
-    this.waiterTimer = setTimeout(() => {
-      this.waiterTimer = null;
-      this.releaseWaiters();
-      this.armWaiters(stopped);
-    }, Math.min(this.clock.realDelayUntil(next), MAX_TIMER_MS));
+    this.waiterTimer = setTimeout(
+      () => {
+        this.waiterTimer = null;
+        this.releaseWaiters();
+        this.armWaiters(stopped);
+      },
+      Math.min(this.clock.realDelayUntil(next), MAX_TIMER_MS),
+    );
   }
 }
 

@@ -1,13 +1,11 @@
 import type { Logger } from 'pino';
-import type { Clock } from '../clock.js';
-import { SANDBOX_LANE, type Clocks } from './clocks.js';
-import { Lane, MAX_TIMER_MS, heapOf, settleWithin } from './lane.js';
 import type { DueItem, DueKind, State } from '../store/state.js';
-import { StoreWriteError, type Store } from '../store/store.js';
+import { type Store, StoreWriteError } from '../store/store.js';
+import { type Clocks, SANDBOX_LANE } from './clocks.js';
+import { heapOf, Lane, MAX_TIMER_MS, settleWithin } from './lane.js';
 
 /** A handler may start async work (a webhook attempt) and return its promise. */
 type Handler = (item: DueItem) => void | Promise<void>;
-
 
 /**
  * How long (real time, in all) one manual advance waits for the async work its items start
@@ -257,7 +255,8 @@ export class Scheduler {
       lane.timer = null;
       void this.runLane(lane).catch((err: unknown) => {
         // A write that failed is the store's to retry (it says why); anything else is a fault.
-        if (err instanceof StoreWriteError) this.logger.warn({ reason: err.message }, 'due items ran, but could not be written yet: they are once the store can');
+        if (err instanceof StoreWriteError)
+          this.logger.warn({ reason: err.message }, 'due items ran, but could not be written yet: they are once the store can');
         else this.logger.error({ err }, 'scheduler pass failed');
       });
     }, delay);

@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
-import { COLLECTIONS, collectionOf, type Collection } from './collections.js';
-import { StoreFileError, StoreWriteError, fsProblem, writeError } from './file-errors.js';
+import { COLLECTIONS, type Collection, collectionOf } from './collections.js';
+import { fsProblem, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
 import type { Account, State } from './state.js';
 
 /**
@@ -90,12 +90,16 @@ export async function replayLog(path: string, state: State, notices: string[] = 
     } catch (err) {
       throw new StoreFileError(`${where}: the change log has a damaged line (${(err as Error).message}); see docs/operations.md "Data file and change log"`);
     }
-    if (typeof batch?.g !== 'number' || !Array.isArray(batch.c) || !Array.isArray(batch.s)) throw new StoreFileError(`${where}: not a change-log line of this version`);
+    if (typeof batch?.g !== 'number' || !Array.isArray(batch.c) || !Array.isArray(batch.s))
+      throw new StoreFileError(`${where}: not a change-log line of this version`);
     if (batch.g < generation) {
       result.stale += 1;
       return;
     }
-    if (batch.g > generation) throw new StoreFileError(`${where}: the change log is newer (generation ${batch.g}) than the data file (${generation}): the data file was replaced; restore the matching one`);
+    if (batch.g > generation)
+      throw new StoreFileError(
+        `${where}: the change log is newer (generation ${batch.g}) than the data file (${generation}): the data file was replaced; restore the matching one`,
+      );
     try {
       applyBatch(state, batch);
     } catch (err) {

@@ -1,9 +1,9 @@
 import { isAscii } from 'node:buffer';
-import { open, readFile, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { checkDocument } from './document-schema.js';
-import { StoreFileError, fsProblem, writeError } from './file-errors.js';
+import { fsProblem, StoreFileError, writeError } from './file-errors.js';
 import type { State } from './state.js';
 
 /** Test hooks at the crash points of a compaction (a throw there stands for a crash). */

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { StoreFileError } from './file-errors.js';
 import type { State } from './state.js';
@@ -41,17 +41,23 @@ let checker: ReturnType<typeof TypeCompiler.Compile<typeof DocumentSchema>> | nu
 export function checkDocument(path: string, value: unknown): State {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new StoreFileError(`${path}: not a payout-sandbox data file (the document is ${what}, not an object); see docs/operations.md "Data file and change log"`);
+    throw new StoreFileError(
+      `${path}: not a payout-sandbox data file (the document is ${what}, not an object); see docs/operations.md "Data file and change log"`,
+    );
   }
   const version = (value as { schema_version?: unknown }).schema_version;
   if (version !== 1) {
-    throw new StoreFileError(`${path}: not a payout-sandbox data file of this version (schema_version is ${JSON.stringify(version) ?? 'missing'}; this sandbox reads 1)`);
+    throw new StoreFileError(
+      `${path}: not a payout-sandbox data file of this version (schema_version is ${JSON.stringify(version) ?? 'missing'}; this sandbox reads 1)`,
+    );
   }
   checker ??= TypeCompiler.Compile(DocumentSchema);
   const error = checker.Errors(value).First();
   if (error) {
     const field = error.path === '' ? 'the document' : error.path;
-    throw new StoreFileError(`${path}: not a payout-sandbox data file: ${field}: ${error.message.toLowerCase()}; see docs/operations.md "Data file and change log"`);
+    throw new StoreFileError(
+      `${path}: not a payout-sandbox data file: ${field}: ${error.message.toLowerCase()}; see docs/operations.md "Data file and change log"`,
+    );
   }
   return value as unknown as State;
 }

@@ -2,7 +2,7 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { StoreFileError, fsProblem } from './file-errors.js';
+import { fsProblem, StoreFileError } from './file-errors.js';
 
 /** What the lock file beside a data file says of its holder. */
 export interface LockInfo {
@@ -79,7 +79,10 @@ function processStart(pid: number): number | null {
  */
 async function mayRun(info: LockInfo, path: string): Promise<boolean> {
   if (info.host !== hostname()) {
-    const touched = await stat(path).then((s) => s.mtimeMs, () => 0);
+    const touched = await stat(path).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
     return Date.now() - touched < STALE_MS;
   }
   // Our own pid: held by this process only if one of its stores holds it (a container's pid 1
@@ -147,7 +150,12 @@ export class DataLock {
           );
         }
         if (await takeOver(path, held)) {
-          const by = held === null ? 'a lock file that is not one of ours (unreadable)' : held.pid === process.pid ? `an earlier run with this same pid ${held.pid} (a restarted container)` : `pid ${held.pid}, which is no longer running`;
+          const by =
+            held === null
+              ? 'a lock file that is not one of ours (unreadable)'
+              : held.pid === process.pid
+                ? `an earlier run with this same pid ${held.pid} (a restarted container)`
+                : `pid ${held.pid}, which is no longer running`;
           notices.push(`${lockPathOf(data)}: took over the lock left by ${by}`);
         }
       }

@@ -31,7 +31,5 @@ function build(state: State): Map<string, string[]> {
     if (list) list.push(p);
     else byMerchant.set(p.merchant_id, [p]);
   }
-  return new Map(
-    [...byMerchant].map(([m, list]) => [m, list.sort((a, b) => a.created_at - b.created_at).map((p) => p.ref_id)]),
-  );
+  return new Map([...byMerchant].map(([m, list]) => [m, list.sort((a, b) => a.created_at - b.created_at).map((p) => p.ref_id)]));
 }

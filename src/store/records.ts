@@ -1,5 +1,5 @@
-import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
 import type { Paise } from '../money.js';
+import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
 
 /** The records the state keeps (see State). */
 
@@ -69,16 +69,7 @@ export interface Merchant {
   verification_charges: Record<VerificationType, Paise>;
 }
 
-export type LedgerEntryType =
-  | 'credit'
-  | 'payout'
-  | 'fee'
-  | 'tax'
-  | 'refund'
-  | 'fee_refund'
-  | 'tax_refund'
-  | 'verification'
-  | 'verification_tax';
+export type LedgerEntryType = 'credit' | 'payout' | 'fee' | 'tax' | 'refund' | 'fee_refund' | 'tax_refund' | 'verification' | 'verification_tax';
 
 export interface LedgerEntry {
   seq: number;
@@ -209,4 +200,3 @@ export interface AadhaarOtpRequest {
   aadhaar_number: string;
   expires_at: number;
 }
-

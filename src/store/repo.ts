@@ -1,9 +1,9 @@
-import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
 import { BusinessError } from '../errors.js';
 import { own } from '../own.js';
-import type { Store } from './store.js';
-import { collectionOf, type Collection } from './collections.js';
+import { type Collection, collectionOf } from './collections.js';
 import { PayoutOrder } from './payout-order.js';
+import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, Merchant, Payout, State, Verification } from './state.js';
+import type { Store } from './store.js';
 
 export type RecordKind = 'payouts' | 'beneficiaries' | 'verifications';
 
@@ -61,7 +61,10 @@ export class Repo {
   /** Throws (envelope B, the reference's catch-all) when the merchant may not have one more record of a kind. */
   requireRoom(merchantId: string, kind: RecordKind): void {
     if (this.total >= this.caps.total) {
-      throw new BusinessError('GENERIC_EXCEPTION', `The sandbox holds at most ${this.caps.total} payouts, beneficiaries and verifications in all (--max-records); reset or raise the cap.`);
+      throw new BusinessError(
+        'GENERIC_EXCEPTION',
+        `The sandbox holds at most ${this.caps.total} payouts, beneficiaries and verifications in all (--max-records); reset or raise the cap.`,
+      );
     }
     if (this.countOf(merchantId, kind) < this.caps.perMerchant) return;
     throw new BusinessError(
@@ -244,4 +247,3 @@ function accountKey(merchantId: string, accountNumber: string): string {
 function clientRefKey(merchantId: string, clientRefId: string): string {
   return `${merchantId}\u0000${clientRefId}`;
 }
-

@@ -18,10 +18,13 @@ const PER_MERCHANT = [
 function ownerOf(state: State, item: DueItem): string | undefined {
   const p = item.payload;
   const about =
-    item.kind === 'payout_step' ? state.payouts[String(p.ref_id)]
-    : item.kind === 'beneficiary_activation' ? state.beneficiaries[String(p.bene_id)]
-    : item.kind === 'checkout_step' ? state.checkout_transactions[String(p.payment_id)]
-    : state.webhook_deliveries[String(p.delivery_id)];
+    item.kind === 'payout_step'
+      ? state.payouts[String(p.ref_id)]
+      : item.kind === 'beneficiary_activation'
+        ? state.beneficiaries[String(p.bene_id)]
+        : item.kind === 'checkout_step'
+          ? state.checkout_transactions[String(p.payment_id)]
+          : state.webhook_deliveries[String(p.delivery_id)];
   return about?.merchant_id;
 }
 

@@ -1,15 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low } from 'lowdb';
-import { LogFile, changeOf, replayLog, scalarsOf, type Batch, type OpenLogHandle } from './change-log.js';
+import { type Batch, changeOf, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
 import type { Collection } from './collections.js';
-import { DocumentFile, type CompactionHooks } from './document-file.js';
-import { StoreWriteError, writeError } from './file-errors.js';
+import { type CompactionHooks, DocumentFile } from './document-file.js';
+import { type StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
 import type { Account, State } from './state.js';
 
-export { StoreFileError, StoreWriteError } from './file-errors.js';
 export type { CompactionHooks } from './document-file.js';
+export { StoreFileError, StoreWriteError } from './file-errors.js';
 
 /** Test hooks of the file layer: the compaction's crash points, and the log's file handle. */
 export interface StoreHooks extends CompactionHooks {
@@ -282,7 +282,9 @@ class FileStore implements Store {
       } catch (err) {
         this.wantCompact = false;
         this.compactAfter = performance.now() + COMPACT_RETRY_MS;
-        this.options.warn?.(`could not compact the change log into ${this.path} (${(err as Error).message}); appends go on, and it is tried again in ${COMPACT_RETRY_MS / 1000} s`);
+        this.options.warn?.(
+          `could not compact the change log into ${this.path} (${(err as Error).message}); appends go on, and it is tried again in ${COMPACT_RETRY_MS / 1000} s`,
+        );
       }
     }
     const cut = this.cut();
@@ -414,7 +416,8 @@ export async function openStore(
   const lock = await DataLock.acquire(data, notices);
   try {
     const document = new DocumentFile(data, options.fsync, options.hooks);
-    if (await document.removeLeftover()) notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (the data file in place, if any, is whole)`);
+    if (await document.removeLeftover())
+      notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (the data file in place, if any, is whole)`);
     const existing = await document.read();
     const state = existing ?? init();
     const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0, torn: 0 };

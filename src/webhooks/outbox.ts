@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks';
+import type { BehaviourId } from '../behaviours.js';
 import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
-import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import { own } from '../own.js';
+import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import type { DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
-import { WRONG_KEY, deliveryHeaders, describeError } from './signing.js';
+import { type DeliveryFilter, DeliveryIndex } from './delivery-index.js';
+import { deliveryHeaders, describeError, WRONG_KEY } from './signing.js';
 import { targetAllowed } from './targets.js';
-import { DeliveryIndex, type DeliveryFilter } from './delivery-index.js';
-import type { BehaviourId } from '../behaviours.js';
 
 export { SIGNATURE_HEADER, signBody } from './signing.js';
 
@@ -62,7 +62,9 @@ export class WebhookOutbox {
     for (const m of new Set(Object.values(this.deliveries).map((d) => d.merchant_id))) this.retain(m);
   }
 
-  get retention(): number { return this.ctx.maxPerMerchant; }
+  get retention(): number {
+    return this.ctx.maxPerMerchant;
+  }
 
   /** The chaos in force for a payout: its rule's over the scenario's. */
   private chaosFor(payout: Payout): WebhookChaos {
@@ -111,7 +113,10 @@ export class WebhookOutbox {
 
   /** Reorder chaos: once a payout's timeline has ended, its held deliveries go out newest first. */
   private releaseHeld(refId: string, at: number): void {
-    const held = this.index.ofPayout(refId).map((id) => this.deliveries[id]).filter((d) => d.state === 'held');
+    const held = this.index
+      .ofPayout(refId)
+      .map((id) => this.deliveries[id])
+      .filter((d) => d.state === 'held');
     for (const d of held.reverse()) {
       d.state = 'pending';
       d.reordered = true;
@@ -209,7 +214,9 @@ export class WebhookOutbox {
     await this.ctx.persist();
   }
 
-  get inFlightCount(): number { return this.inFlight.size; }
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
 
   /** Resolves when no attempt is under way (each ends by its answer or its time-out). */
   async idle(): Promise<void> {

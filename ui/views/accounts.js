@@ -6,14 +6,20 @@ import { money, Waiting, When } from '../format.js';
 const SHOWN = 100;
 const ledgerPath = (van) => `/accounts/${van}/ledger`;
 
-export function prefetch(client, route, merchant) {
+export function prefetch(client, _route, merchant) {
   for (const a of merchant?.accounts ?? []) client.prefetch(ledgerPath(a.account_no));
 }
 
 function Ledger({ l }) {
   return html`<p class=${l.balanced ? 'ok' : 'bad'}>Ledger sum ${money(l.ledger_sum)}: ${l.balanced ? 'agrees with the balance' : 'DISAGREES with the balance'}</p>
     <div class="scroll"><table><thead><tr><th>#</th><th>at</th><th>type</th><th class="num">amount</th><th class="num">balance</th><th>ref</th><th>note</th></tr></thead><tbody>
-      ${l.entries.slice(-SHOWN).reverse().map((e) => html`<tr><td>${e.seq}</td><td><${When} at=${e.at} /></td><td>${e.type}</td><td class="num">${money(e.amount)}</td><td class="num">${money(e.balance_after)}</td><td>${e.ref ?? ''}</td><td>${e.note}</td></tr>`)}
+      ${l.entries
+        .slice(-SHOWN)
+        .reverse()
+        .map(
+          (e) =>
+            html`<tr><td>${e.seq}</td><td><${When} at=${e.at} /></td><td>${e.type}</td><td class="num">${money(e.amount)}</td><td class="num">${money(e.balance_after)}</td><td>${e.ref ?? ''}</td><td>${e.note}</td></tr>`,
+        )}
     </tbody></table></div>
     ${l.entries.length > SHOWN && html`<p class="muted">The newest ${SHOWN} of ${l.entries.length} entries.</p>`}`;
 }

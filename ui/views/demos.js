@@ -9,8 +9,18 @@ export const prefetch = (client) => client.prefetch('/demos');
 
 function transfer(demo, van) {
   return {
-    client_ref_id: `DEMO${Date.now()}`, transfer_type: 'BANK', amount: demo.amount, payment_method: demo.amount >= 200000 ? '1003' : '1001', debit_from: van,
-    beneficiary_name: 'Demo Payee', beneficiary_email: 'payee@example.com', beneficiary_mobile: '9876543210', account_number: '123456789012', ifsc_code: 'HDFC0001234', purpose: 'VENDOR_PAYOUT', remarks: `demo ${demo.name}`,
+    client_ref_id: `DEMO${Date.now()}`,
+    transfer_type: 'BANK',
+    amount: demo.amount,
+    payment_method: demo.amount >= 200000 ? '1003' : '1001',
+    debit_from: van,
+    beneficiary_name: 'Demo Payee',
+    beneficiary_email: 'payee@example.com',
+    beneficiary_mobile: '9876543210',
+    account_number: '123456789012',
+    ifsc_code: 'HDFC0001234',
+    purpose: 'VENDOR_PAYOUT',
+    remarks: `demo ${demo.name}`,
   };
 }
 
@@ -20,7 +30,11 @@ export function View({ client, route, go, merchant, onError }) {
   const van = merchant.accounts.find((a) => a.status === 'ACTIVE')?.account_no;
   const open = (ref) => go({ ...route, tab: 'payouts', ref });
   const run = async (demo) => {
-    const res = await fetch('/api/v2/public/payment/transfer', { method: 'POST', headers: { ...merchant.headers, 'content-type': 'application/json' }, body: JSON.stringify(transfer(demo, van)) });
+    const res = await fetch('/api/v2/public/payment/transfer', {
+      method: 'POST',
+      headers: { ...merchant.headers, 'content-type': 'application/json' },
+      body: JSON.stringify(transfer(demo, van)),
+    });
     const json = await res.json().catch(() => null);
     if (res.ok && json?.data?.ref_id) return open(String(json.data.ref_id));
     // A fault may answer an error after creating the payout: the journal knows which one.
@@ -32,11 +46,16 @@ export function View({ client, route, go, merchant, onError }) {
   const groups = [...new Set(list.map((d) => d.group))];
   return html`<section aria-label="Demo an error flow">
     <p class="muted">Each creates a payout for ${merchant.name} from ${van} through the API (scenario ${demos.data.scenario}), then opens it.</p>
-    ${answer && html`<div class="card" role="status"><h3>${answer.demo}: HTTP ${answer.status}</h3>
+    ${
+      answer &&
+      html`<div class="card" role="status"><h3>${answer.demo}: HTTP ${answer.status}</h3>
       ${answer.ref && html`<p>The payout was created all the same: <a class="link" href=${href({ ...route, tab: 'payouts', ref: answer.ref })}>${answer.ref}</a></p>`}
-      <pre>${JSON.stringify(answer.json, null, 2)}</pre></div>`}
-    ${groups.map((g) => html`<div class="card"><h2>${g}</h2><div class="grid">
+      <pre>${JSON.stringify(answer.json, null, 2)}</pre></div>`
+    }
+    ${groups.map(
+      (g) => html`<div class="card"><h2>${g}</h2><div class="grid">
       ${list.filter((d) => d.group === g).map((d) => html`<div class="demo"><button onClick=${() => run(d).catch(onError)} data-testid=${`demo-${d.name}`}>${money(d.amount)}${d.name !== String(d.amount) ? ` · ${d.name}` : ''}</button><p class="muted">${plain(d.description)}</p></div>`)}
-    </div></div>`)}
+    </div></div>`,
+    )}
   </section>`;
 }

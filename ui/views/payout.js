@@ -2,7 +2,7 @@
 // and its webhook deliveries.
 import { html, useEffect, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 import { useGet } from '../api.js';
-import { MODES, money, Status, STATUSES, Waiting, When } from '../format.js';
+import { MODES, money, STATUSES, Status, Waiting, When } from '../format.js';
 import { href } from '../route.js';
 
 const payoutPath = (ref) => `/payouts/${encodeURIComponent(ref)}`;
@@ -20,7 +20,10 @@ function faultText(f) {
 
 function ForceStatus({ onForce }) {
   const [to, setTo] = useState('');
-  return html`<form class="bar" onSubmit=${(e) => { e.preventDefault(); onForce(to).then(() => setTo('')); }}>
+  return html`<form class="bar" onSubmit=${(e) => {
+    e.preventDefault();
+    onForce(to).then(() => setTo(''));
+  }}>
     <label>Force status <select value=${to} onChange=${(e) => setTo(e.target.value)}>
       <option value="">choose…</option>${STATUSES.map((s) => html`<option value=${s}>${s}</option>`)}</select></label>
     <button type="submit" disabled=${!to}>Force</button></form>`;

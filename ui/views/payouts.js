@@ -1,7 +1,7 @@
 // The tenant's payouts, newest first, filtered, 50 at a time.
 import { html, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 import { useGet } from '../api.js';
-import { MODES, money, Status, STATUSES, Waiting, When } from '../format.js';
+import { MODES, money, STATUSES, Status, Waiting, When } from '../format.js';
 import { href } from '../route.js';
 
 const NO_FILTER = { status: '', mode: '', van: '' };
@@ -23,7 +23,8 @@ export function View({ client, route, merchant, version, onError }) {
   if (!first.data) return html`<${Waiting} what="payouts" error=${first.error} />`;
   const more = later.after === first.data ? later : { after: first.data, rows: [], next: first.data.next };
   const rows = [...first.data.payouts, ...more.rows];
-  const loadMore = () => client.get(pagePath(route.tenant, filter, more.next)).then((r) => setLater({ ...more, rows: [...more.rows, ...r.payouts], next: r.next }), onError);
+  const loadMore = () =>
+    client.get(pagePath(route.tenant, filter, more.next)).then((r) => setLater({ ...more, rows: [...more.rows, ...r.payouts], next: r.next }), onError);
   const pick = (k) => (e) => setFilter({ ...filter, [k]: e.target.value });
   return html`<section class="card" aria-label="Payouts">
     <h2>Payouts <span class="muted">(${first.data.total} in all, newest first)</span></h2>
@@ -34,10 +35,12 @@ export function View({ client, route, merchant, version, onError }) {
     </div>
     <div class="scroll"><table>
       <thead><tr><th>ref_id</th><th>client_ref_id</th><th>status</th><th class="num">amount</th><th>mode</th><th>VAN</th><th>rule</th><th>updated</th></tr></thead>
-      <tbody>${rows.map((p) => html`<tr>
+      <tbody>${rows.map(
+        (p) => html`<tr>
         <td><a class="link" href=${href({ ...route, ref: String(p.ref_id) })}>${p.ref_id}</a></td>
         <td>${p.client_ref_id}</td><td><${Status} s=${p.status} /></td><td class="num">${money(p.amount)}</td>
-        <td>${MODES[p.payment_method]}</td><td>${p.debit_from}</td><td>${p.rule}</td><td><${When} at=${p.transaction_date} /></td></tr>`)}</tbody>
+        <td>${MODES[p.payment_method]}</td><td>${p.debit_from}</td><td>${p.rule}</td><td><${When} at=${p.transaction_date} /></td></tr>`,
+      )}</tbody>
     </table></div>
     ${rows.length === 0 && html`<p class="muted">No payouts${Object.values(filter).some(Boolean) ? ' match' : ' yet: try the Demo tab'}.</p>`}
     ${more.next !== null && html`<button onClick=${loadMore}>More</button>`}

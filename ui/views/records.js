@@ -14,10 +14,14 @@ export function recordsView({ kind, key = kind, title, columns }) {
       const rows = answer.data?.[key];
       if (!rows) return html`<${Waiting} what=${title.toLowerCase()} error=${answer.error} />`;
       return html`<section class="card" aria-label=${title}><h2>${title} <span class="muted">(${rows.length})</span></h2>
-        ${rows.length === 0 ? html`<p class="muted">None yet.</p>` : html`<div class="scroll"><table>
+        ${
+          rows.length === 0
+            ? html`<p class="muted">None yet.</p>`
+            : html`<div class="scroll"><table>
           <thead><tr>${columns.map(([heading]) => html`<th>${heading}</th>`)}<th></th></tr></thead>
           <tbody>${rows.map((r) => html`<tr>${columns.map(([, cell]) => html`<td>${cell(r)}</td>`)}<td><details><summary>record</summary><pre>${JSON.stringify(r, null, 2)}</pre></details></td></tr>`)}</tbody>
-        </table></div>`}
+        </table></div>`
+        }
       </section>`;
     },
   };

@@ -14,12 +14,18 @@ export function View({ client, route, version }) {
   if (!rows) return html`<${Waiting} what="the refused requests" error=${answer.error} />`;
   return html`<section class="card" aria-label="Refused requests">
     <h2>Refused requests <span class="muted">(${rows.length} shown, newest first)</span></h2>
-    ${rows.length === 0 ? html`<p class="muted">None: every request of this tenant was answered below 400.</p>` : html`<div class="scroll"><table>
+    ${
+      rows.length === 0
+        ? html`<p class="muted">None: every request of this tenant was answered below 400.</p>`
+        : html`<div class="scroll"><table>
       <thead><tr><th>at</th><th>request</th><th>HTTP</th><th>error code</th><th>message</th><th>payout</th></tr></thead>
-      <tbody>${rows.map((r) => html`<tr data-testid="refused">
+      <tbody>${rows.map(
+        (r) => html`<tr data-testid="refused">
         <td><${When} at=${r.at} /></td><td>${r.method} ${r.path}</td><td class="bad">${r.status ?? 'no answer'}</td>
         <td>${r.error?.code ?? (r.error ? html`<span class="muted">envelope A</span>` : '')}</td><td class="wrap">${r.error?.message ?? ''}</td>
-        <td>${r.ref_id && html`<a class="link" href=${href({ ...route, ref: r.ref_id, tab: 'payouts' })}>${r.ref_id}</a>`}</td></tr>`)}</tbody>
-    </table></div>`}
+        <td>${r.ref_id && html`<a class="link" href=${href({ ...route, ref: r.ref_id, tab: 'payouts' })}>${r.ref_id}</a>`}</td></tr>`,
+      )}</tbody>
+    </table></div>`
+    }
   </section>`;
 }

@@ -10,7 +10,10 @@ export function View({ client, version, refresh, onError }) {
   const snaps = useGet(client, '/snapshots', [version]);
   const act = (promise) => promise.then(refresh, onError);
   return html`<section class="card" aria-label="Snapshots"><h2>Snapshots and reset (whole sandbox)</h2>
-    <form class="bar" onSubmit=${(e) => { e.preventDefault(); act(client.post('/snapshots', { name })); }}>
+    <form class="bar" onSubmit=${(e) => {
+      e.preventDefault();
+      act(client.post('/snapshots', { name }));
+    }}>
       <label for="snap-name">Name</label><input id="snap-name" value=${name} onInput=${(e) => setName(e.target.value)} /><button type="submit">Snapshot</button>
       <button type="button" onClick=${() => confirm('Reset the whole sandbox to its fixtures?') && act(client.post('/reset'))}>Reset</button>
     </form>

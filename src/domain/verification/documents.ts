@@ -1,7 +1,7 @@
 import type { VerificationType } from '../../vocab.js';
 import { verifyBank, verifyIfsc } from './documents/bank.js';
 import { verifyCin, verifyGstin } from './documents/business.js';
-import { MAGIC_INVALID, aadhaarOtpOk, fakerFor, type DocumentVerifier, type VerifyResponse } from './documents/common.js';
+import { aadhaarOtpOk, type DocumentVerifier, fakerFor, MAGIC_INVALID, type VerifyResponse } from './documents/common.js';
 import { verifyAadhaar, verifyDrivingLicense, verifyPan, verifyPassport, verifyVoterId } from './documents/identity.js';
 
 export { AADHAAR_OTP, MAGIC_INVALID, type VerifyResponse } from './documents/common.js';

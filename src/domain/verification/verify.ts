@@ -1,11 +1,11 @@
 import { VerificationMembers, type VerifyRequest } from '../../contract/schemas.js';
-import type { VerificationType } from '../../vocab.js';
 import { BusinessError, RequestError } from '../../errors.js';
 import { taxOn } from '../../money.js';
-import type { Account, Merchant, Verification } from '../../store/state.js';
 import type { Repo } from '../../store/repo.js';
-import type { DomainContext } from '../context.js';
+import type { Account, Merchant, Verification } from '../../store/state.js';
+import type { VerificationType } from '../../vocab.js';
 import { debitableAccount, requireFunds } from '../accounts.js';
+import type { DomainContext } from '../context.js';
 import { post } from '../ledger.js';
 import { documentNumber, verifyDocument } from './documents.js';
 
@@ -40,7 +40,10 @@ export function verify(ctx: DomainContext, merchant: Merchant, req: VerifyReques
   if (type !== 'AADHAAR' || fields.otp === undefined) repo.requireRoom(merchant.merchant_id, 'verifications');
 
   if (type === 'AADHAAR' && fields.otp === undefined) {
-    const refId = random.unique(() => `OTP${random.digits(12)}`, (id) => repo.aadhaarOtpExists(id));
+    const refId = random.unique(
+      () => `OTP${random.digits(12)}`,
+      (id) => repo.aadhaarOtpExists(id),
+    );
     const verification = newVerification(ctx, merchant, account, type, fields, now);
     verification.verification_status = 'Pending';
     verification.verify_response = {
@@ -100,7 +103,10 @@ function newVerification(
 ): Verification {
   const { repo, random } = ctx;
   return {
-    verification_id: random.unique(() => `VRF${random.alphanumeric(17)}`, (id) => repo.verificationExists(id)),
+    verification_id: random.unique(
+      () => `VRF${random.alphanumeric(17)}`,
+      (id) => repo.verificationExists(id),
+    ),
     merchant_id: merchant.merchant_id,
     source_type: type,
     doc_number: documentNumber(type, fields),

@@ -1,9 +1,9 @@
+import type { Sandbox } from '../../admin/sandbox.js';
 import type { BalanceRequest } from '../../contract/schemas.js';
 import { ownAccount } from '../../domain/accounts.js';
 import { MESSAGES } from '../../errors.js';
 import { toRupees } from '../../money.js';
-import type { Sandbox } from '../../admin/sandbox.js';
-import { callOf, type Call, type OperationHandlers } from '../mount.js';
+import { type Call, callOf, type OperationHandlers } from '../mount.js';
 import { referenceLimit } from '../ratelimit.js';
 import { sendSuccess } from '../respond.js';
 

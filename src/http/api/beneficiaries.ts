@@ -1,8 +1,8 @@
+import type { Sandbox } from '../../admin/sandbox.js';
 import { beneficiaryRecord } from '../../contract/records.js';
 import type { CreateBeneficiaryRequest, GetBeneficiaryRequest } from '../../contract/schemas.js';
 import { createBeneficiary, findBeneficiary } from '../../domain/beneficiaries.js';
 import { MESSAGES } from '../../errors.js';
-import type { Sandbox } from '../../admin/sandbox.js';
 import type { Call, OperationHandlers } from '../mount.js';
 import { sendSuccess } from '../respond.js';
 

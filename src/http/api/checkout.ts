@@ -1,7 +1,7 @@
+import type { Sandbox } from '../../admin/sandbox.js';
 import { checkoutSuccess } from '../../contract/envelopes.js';
 import { checkoutRecord } from '../../contract/records.js';
 import { CheckoutError, MESSAGES } from '../../errors.js';
-import type { Sandbox } from '../../admin/sandbox.js';
 import type { Call, OperationHandlers } from '../mount.js';
 
 /** The checkout status lookup: `{ status, message, data }`, MerchantId + AccessToken headers. */

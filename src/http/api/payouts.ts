@@ -1,12 +1,12 @@
+import type { Sandbox } from '../../admin/sandbox.js';
+import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { initializeResult, statusCheckBody } from '../../contract/records.js';
 import type { InitializePayoutRequest, PayoutStatusRequest } from '../../contract/schemas.js';
 import { foundPayout, initializePayout, lookupPayout } from '../../domain/payouts.js';
 import { MESSAGES, RequestError } from '../../errors.js';
 import { toPaise } from '../../money.js';
-import type { Sandbox } from '../../admin/sandbox.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
-import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
-import { callOf, type Call, type OperationHandler, type OperationHandlers } from '../mount.js';
+import { type Call, callOf, type OperationHandler, type OperationHandlers } from '../mount.js';
 import { referenceLimit } from '../ratelimit.js';
 import { sendJson, sendSuccess } from '../respond.js';
 

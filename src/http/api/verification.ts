@@ -1,7 +1,7 @@
+import type { Sandbox } from '../../admin/sandbox.js';
 import { verificationRecord } from '../../contract/records.js';
 import type { VerifyRequest } from '../../contract/schemas.js';
-import { VERIFICATION_MESSAGES, findVerification, verify } from '../../domain/verification/verify.js';
-import type { Sandbox } from '../../admin/sandbox.js';
+import { findVerification, VERIFICATION_MESSAGES, verify } from '../../domain/verification/verify.js';
 import type { Call, OperationHandlers } from '../mount.js';
 import { sendSuccess } from '../respond.js';
 

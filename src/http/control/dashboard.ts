@@ -29,9 +29,17 @@ export function dashboardFiles(): RequestHandler {
  */
 export function changeStream(changes: ChangeFeed): RequestHandler {
   return (req, res) => {
-    res.writeHead(200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no', Connection: 'keep-alive' });
+    res.writeHead(200, {
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      'Cache-Control': 'no-cache',
+      'X-Accel-Buffering': 'no',
+      Connection: 'keep-alive',
+    });
     res.write('retry: 1000\n: connected\n\n');
-    const stop = changes.listen((e) => res.write(`event: change\ndata: ${JSON.stringify(e)}\n\n`), () => res.end());
+    const stop = changes.listen(
+      (e) => res.write(`event: change\ndata: ${JSON.stringify(e)}\n\n`),
+      () => res.end(),
+    );
     const beat = setInterval(() => res.write(': keep-alive\n\n'), 15_000);
     beat.unref();
     req.on('close', () => {

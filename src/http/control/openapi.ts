@@ -44,7 +44,11 @@ export function controlOpenApi(routes: Route[]): Record<string, unknown> {
     servers: [{ url: '/', description: 'the sandbox itself' }],
     security: [{}, { adminToken: [] }],
     paths,
-    components: { securitySchemes: { adminToken: { type: 'http', scheme: 'bearer', description: 'Needed on every route but /health when the sandbox runs with --admin-token.' } } },
+    components: {
+      securitySchemes: {
+        adminToken: { type: 'http', scheme: 'bearer', description: 'Needed on every route but /health when the sandbox runs with --admin-token.' },
+      },
+    },
   };
   return cached;
 }

@@ -1,20 +1,20 @@
-import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
-import { RequestError } from '../../errors.js';
-import { TransitionRefused, type Admin } from '../../admin/admin.js';
+import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Admin, TransitionRefused } from '../../admin/admin.js';
 import * as inputs from '../../admin/inputs.js';
 import { parse } from '../../admin/inputs.js';
-import type { Answer, Route } from './route.js';
 import type { Sandbox } from '../../admin/sandbox.js';
+import { Clock } from '../../clock.js';
+import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
+import { openApiDocument } from '../../contract/openapi.js';
+import { RequestError } from '../../errors.js';
+import { type CoverageGroup, coverageGroupOf } from '../../observe/catalogue.js';
+import { type CoverageReport, coverageJunit, coverageMarkdown } from '../../observe/coverage.js';
 import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
-import { Clock } from '../../clock.js';
 import { noteRefusal } from '../requests.js';
-import { controlOpenApi } from './openapi.js';
-import { openApiDocument } from '../../contract/openapi.js';
-import { coverageGroupOf, type CoverageGroup } from '../../observe/catalogue.js';
-import { coverageJunit, coverageMarkdown, type CoverageReport } from '../../observe/coverage.js';
 import { changeStream, dashboardFiles } from './dashboard.js';
+import { controlOpenApi } from './openapi.js';
+import type { Answer, Route } from './route.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
 function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
@@ -30,7 +30,14 @@ function controlErrorHandler(err: unknown, _req: Request, res: Response, next: N
 function coverageAnswer(req: Request, report: (ignore: CoverageGroup[]) => CoverageReport): Answer {
   const { format = 'json', uncovered: how = 'failed', ignore } = parse.coverageQuery(req.query);
   const uncovered = how === 'skipped' ? 'skipped' : 'failed';
-  const r = report(ignore === undefined ? [] : ignore.split(',').filter((g) => g !== '').map((g) => coverageGroupOf(g) as CoverageGroup));
+  const r = report(
+    ignore === undefined
+      ? []
+      : ignore
+          .split(',')
+          .filter((g) => g !== '')
+          .map((g) => coverageGroupOf(g) as CoverageGroup),
+  );
   if (format === 'json') return r;
   if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(r), answer: true };
   return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(r, uncovered), answer: true };
@@ -47,13 +54,28 @@ function sandboxRoutes(admin: Admin): Route[] {
     ['get', '/health', { summary: 'Health: { ok, version } (no admin token needed).' }, () => admin.health()],
     ['post', '/reset', { summary: 'Back to the fixtures and scenario; clock back to its start; outbox, snapshots and journal emptied.' }, () => admin.reset()],
     ['get', '/clock', { summary: 'The sandbox clock: { now, mode, speed }.' }, () => admin.clock()],
-    ['post', '/clock/advance', { summary: 'Manual clock: fires every due transition and delivery in time order.', body: inputs.AdvanceClockBody }, (req) => admin.advance(req.body ?? {})],
+    [
+      'post',
+      '/clock/advance',
+      { summary: 'Manual clock: fires every due transition and delivery in time order.', body: inputs.AdvanceClockBody },
+      (req) => admin.advance(req.body ?? {}),
+    ],
     ['post', '/clock/next', { summary: 'Manual clock: on to the next scheduled event (409 when none).' }, () => admin.next()],
-    ['put', '/scenario', { summary: 'Puts a scenario in force: a file of scenarios/ by name, or an inline one.', body: inputs.ScenarioBody }, (req) => admin.useScenario(req.body)],
+    [
+      'put',
+      '/scenario',
+      { summary: 'Puts a scenario in force: a file of scenarios/ by name, or an inline one.', body: inputs.ScenarioBody },
+      (req) => admin.useScenario(req.body),
+    ],
     ['get', '/openapi.json', { summary: 'OpenAPI 3.1 of the emulated API.' }, () => openApiDocument()],
     ['get', '/control-openapi.json', { summary: 'OpenAPI 3.1 of this control API.' }, () => controlOpenApi(controlRoutes(admin))],
     ['get', '/snapshots', { summary: 'The whole-sandbox snapshots kept.' }, () => admin.snapshots()],
-    ['post', '/snapshots', { summary: 'Saves the whole state, clock and scenario.', body: inputs.SnapshotBody, status: 201 }, (req) => created(admin.snapshot(req.body ?? {}))],
+    [
+      'post',
+      '/snapshots',
+      { summary: 'Saves the whole state, clock and scenario.', body: inputs.SnapshotBody, status: 201 },
+      (req) => created(admin.snapshot(req.body ?? {})),
+    ],
     ['post', '/snapshots/:name/restore', { summary: 'Brings a whole snapshot back.' }, (req) => admin.restore(param(req, 'name'))],
   ];
 }
@@ -61,11 +83,36 @@ function sandboxRoutes(admin: Admin): Route[] {
 /** Merchants and their accounts. */
 function merchantRoutes(admin: Admin): Route[] {
   return [
-    ['post', '/merchants', { summary: 'A new isolated merchant with one funded ACTIVE VAN; answers its credentials.', body: inputs.CreateMerchantBody, status: 201 }, async (req) => created(await admin.createMerchant(req.body ?? {}))],
-    ['patch', '/merchants/:merchant_id', { summary: "Changes a merchant's webhook URL or version or per-transaction limit (merchant id, or its e-mail).", body: inputs.PatchMerchantBody }, (req) => admin.patchMerchant(merchantIdOf(req), req.body)],
-    ['post', '/accounts/:account_no/credit', { summary: 'Adds funds (rupees) through the ledger.', body: inputs.CreditBody }, (req) => admin.credit(param(req, 'account_no'), req.body ?? {})],
-    ['patch', '/accounts/:account_no', { summary: "Sets an account's status.", body: inputs.AccountStatusBody }, (req) => admin.setAccountStatus(param(req, 'account_no'), req.body ?? {})],
-    ['get', '/accounts/:account_no/ledger', { summary: 'Every ledger entry with its running balance, and whether balance = sum.' }, (req) => admin.ledger(param(req, 'account_no'))],
+    [
+      'post',
+      '/merchants',
+      { summary: 'A new isolated merchant with one funded ACTIVE VAN; answers its credentials.', body: inputs.CreateMerchantBody, status: 201 },
+      async (req) => created(await admin.createMerchant(req.body ?? {})),
+    ],
+    [
+      'patch',
+      '/merchants/:merchant_id',
+      { summary: "Changes a merchant's webhook URL or version or per-transaction limit (merchant id, or its e-mail).", body: inputs.PatchMerchantBody },
+      (req) => admin.patchMerchant(merchantIdOf(req), req.body),
+    ],
+    [
+      'post',
+      '/accounts/:account_no/credit',
+      { summary: 'Adds funds (rupees) through the ledger.', body: inputs.CreditBody },
+      (req) => admin.credit(param(req, 'account_no'), req.body ?? {}),
+    ],
+    [
+      'patch',
+      '/accounts/:account_no',
+      { summary: "Sets an account's status.", body: inputs.AccountStatusBody },
+      (req) => admin.setAccountStatus(param(req, 'account_no'), req.body ?? {}),
+    ],
+    [
+      'get',
+      '/accounts/:account_no/ledger',
+      { summary: 'Every ledger entry with its running balance, and whether balance = sum.' },
+      (req) => admin.ledger(param(req, 'account_no')),
+    ],
   ];
 }
 
@@ -73,10 +120,30 @@ function merchantRoutes(admin: Admin): Route[] {
 function browseRoutes({ browse }: Admin): Route[] {
   return [
     ['get', '/merchants', { summary: 'Every merchant with its accounts, clock and payout count.' }, () => browse.merchants()],
-    ['get', '/merchants/:merchant_id/payouts', { summary: "A page of a merchant's payouts, newest first.", query: inputs.PayoutsQuery }, (req) => browse.payouts(merchantIdOf(req), req.query)],
-    ['get', '/payouts/:ref_id', { summary: 'One payout: record, rule, timeline (taken and scheduled), deliveries.' }, (req) => browse.payout(param(req, 'ref_id'))],
-    ['get', '/merchants/:merchant_id/beneficiaries', { summary: "A merchant's beneficiaries, newest first." }, (req) => browse.beneficiaries(merchantIdOf(req))],
-    ['get', '/merchants/:merchant_id/verifications', { summary: "A merchant's verifications, newest first." }, (req) => browse.verifications(merchantIdOf(req))],
+    [
+      'get',
+      '/merchants/:merchant_id/payouts',
+      { summary: "A page of a merchant's payouts, newest first.", query: inputs.PayoutsQuery },
+      (req) => browse.payouts(merchantIdOf(req), req.query),
+    ],
+    [
+      'get',
+      '/payouts/:ref_id',
+      { summary: 'One payout: record, rule, timeline (taken and scheduled), deliveries.' },
+      (req) => browse.payout(param(req, 'ref_id')),
+    ],
+    [
+      'get',
+      '/merchants/:merchant_id/beneficiaries',
+      { summary: "A merchant's beneficiaries, newest first." },
+      (req) => browse.beneficiaries(merchantIdOf(req)),
+    ],
+    [
+      'get',
+      '/merchants/:merchant_id/verifications',
+      { summary: "A merchant's verifications, newest first." },
+      (req) => browse.verifications(merchantIdOf(req)),
+    ],
     ['get', '/merchants/:merchant_id/checkout', { summary: "A merchant's checkout transactions, newest first." }, (req) => browse.checkout(merchantIdOf(req))],
     ['get', '/demos', { summary: "The scenario's magic amounts, grouped: the dashboard's demo picker." }, () => browse.demos()],
   ];
@@ -85,35 +152,105 @@ function browseRoutes({ browse }: Admin): Route[] {
 /** One merchant's world on its own: its clock, snapshots and reset. */
 function tenantRoutes({ merchants }: Admin): Route[] {
   return [
-    ['get', '/merchants/:merchant_id/clock', { summary: "A merchant's clock (its own, or the sandbox clock it follows)." }, (req) => merchants.clock(merchantIdOf(req))],
+    [
+      'get',
+      '/merchants/:merchant_id/clock',
+      { summary: "A merchant's clock (its own, or the sandbox clock it follows)." },
+      (req) => merchants.clock(merchantIdOf(req)),
+    ],
     ['post', '/merchants/:merchant_id/clock/next', { summary: "On to the merchant's next scheduled event." }, (req) => merchants.next(merchantIdOf(req))],
-    ['post', '/merchants/:merchant_id/clock/advance', { summary: "Moves only this merchant's clock, running its due items in order.", body: inputs.AdvanceClockBody }, (req) => merchants.advance(merchantIdOf(req), req.body ?? {})],
+    [
+      'post',
+      '/merchants/:merchant_id/clock/advance',
+      { summary: "Moves only this merchant's clock, running its due items in order.", body: inputs.AdvanceClockBody },
+      (req) => merchants.advance(merchantIdOf(req), req.body ?? {}),
+    ],
     ['get', '/merchants/:merchant_id/snapshots', { summary: "The merchant's snapshots." }, (req) => merchants.snapshots(merchantIdOf(req))],
-    ['post', '/merchants/:merchant_id/snapshots', { summary: "Saves one merchant's records, clock and counters.", body: inputs.SnapshotBody, status: 201 }, (req) => created(merchants.snapshot(merchantIdOf(req), req.body ?? {}))],
-    ['post', '/merchants/:merchant_id/snapshots/:name/restore', { summary: "Brings one merchant's snapshot back." }, (req) => merchants.restore(merchantIdOf(req), param(req, 'name'))],
-    ['post', '/merchants/:merchant_id/reset', { summary: 'Back to how the merchant was made (same credentials).' }, (req) => merchants.reset(merchantIdOf(req))],
+    [
+      'post',
+      '/merchants/:merchant_id/snapshots',
+      { summary: "Saves one merchant's records, clock and counters.", body: inputs.SnapshotBody, status: 201 },
+      (req) => created(merchants.snapshot(merchantIdOf(req), req.body ?? {})),
+    ],
+    [
+      'post',
+      '/merchants/:merchant_id/snapshots/:name/restore',
+      { summary: "Brings one merchant's snapshot back." },
+      (req) => merchants.restore(merchantIdOf(req), param(req, 'name')),
+    ],
+    [
+      'post',
+      '/merchants/:merchant_id/reset',
+      { summary: 'Back to how the merchant was made (same credentials).' },
+      (req) => merchants.reset(merchantIdOf(req)),
+    ],
   ];
 }
 
 /** Forced changes of records, checkout transactions, webhook deliveries, coverage, the request journal. */
 function recordRoutes(admin: Admin): Route[] {
   return [
-    ['post', '/payouts/:ref_id/status', { summary: 'Forces a payout transition (webhook and refunds as usual).', body: inputs.PayoutStatusBody }, (req) => admin.forcePayoutStatus(param(req, 'ref_id'), req.body ?? {})],
-    ['post', '/beneficiaries/:id/status', { summary: 'Activates a Pending beneficiary.', body: inputs.BeneficiaryStatusBody }, (req) => admin.activateBeneficiary(param(req, 'id'), req.body ?? {})],
-    ['post', '/checkout/transactions', { summary: 'Creates an Initialized checkout transaction.', body: inputs.CreateCheckoutBody, status: 201 }, async (req) => {
-      const { transaction, rule } = await admin.createCheckout(req.body ?? {});
-      return created(transaction, { [SANDBOX_RULE_HEADER]: rule });
-    }],
-    ['post', '/checkout/transactions/:id/status', { summary: "Forces a checkout transaction's status.", body: inputs.CheckoutStatusBody }, (req) => admin.setCheckoutStatus(param(req, 'id'), req.body ?? {})],
+    [
+      'post',
+      '/payouts/:ref_id/status',
+      { summary: 'Forces a payout transition (webhook and refunds as usual).', body: inputs.PayoutStatusBody },
+      (req) => admin.forcePayoutStatus(param(req, 'ref_id'), req.body ?? {}),
+    ],
+    [
+      'post',
+      '/beneficiaries/:id/status',
+      { summary: 'Activates a Pending beneficiary.', body: inputs.BeneficiaryStatusBody },
+      (req) => admin.activateBeneficiary(param(req, 'id'), req.body ?? {}),
+    ],
+    [
+      'post',
+      '/checkout/transactions',
+      { summary: 'Creates an Initialized checkout transaction.', body: inputs.CreateCheckoutBody, status: 201 },
+      async (req) => {
+        const { transaction, rule } = await admin.createCheckout(req.body ?? {});
+        return created(transaction, { [SANDBOX_RULE_HEADER]: rule });
+      },
+    ],
+    [
+      'post',
+      '/checkout/transactions/:id/status',
+      { summary: "Forces a checkout transaction's status.", body: inputs.CheckoutStatusBody },
+      (req) => admin.setCheckoutStatus(param(req, 'id'), req.body ?? {}),
+    ],
     ['get', '/webhooks', { summary: 'Webhook deliveries, newest first.', query: inputs.DeliveriesQuery }, (req) => admin.deliveries(req.query)],
     ['post', '/webhooks/settle', { summary: 'Waits for webhook attempts under way and what they schedule that is already due.' }, () => admin.settleWebhooks()],
     ['get', '/webhooks/retention', { summary: 'Finished deliveries kept per merchant.' }, () => admin.retention()],
-    ['put', '/webhooks/retention', { summary: 'Changes the retention (the oldest finished go first).', body: inputs.RetentionBody }, (req) => admin.setRetention(req.body ?? {})],
-    ['post', '/webhooks/:delivery_id/redeliver', { summary: 'Sends a delivery again now.', status: 202 }, async (req) => accepted(await admin.redeliver(param(req, 'delivery_id')))],
-    ['get', '/coverage', { summary: 'Behaviour coverage of every merchant: JSON, Markdown or JUnit.', query: inputs.CoverageQuery }, (req) => coverageAnswer(req, (ignore) => admin.coverage(null, ignore))],
-    ['get', '/merchants/:merchant_id/coverage', { summary: "One merchant's behaviour coverage.", query: inputs.CoverageQuery }, (req) => coverageAnswer(req, (ignore) => admin.coverage(merchantIdOf(req), ignore))],
+    [
+      'put',
+      '/webhooks/retention',
+      { summary: 'Changes the retention (the oldest finished go first).', body: inputs.RetentionBody },
+      (req) => admin.setRetention(req.body ?? {}),
+    ],
+    [
+      'post',
+      '/webhooks/:delivery_id/redeliver',
+      { summary: 'Sends a delivery again now.', status: 202 },
+      async (req) => accepted(await admin.redeliver(param(req, 'delivery_id'))),
+    ],
+    [
+      'get',
+      '/coverage',
+      { summary: 'Behaviour coverage of every merchant: JSON, Markdown or JUnit.', query: inputs.CoverageQuery },
+      (req) => coverageAnswer(req, (ignore) => admin.coverage(null, ignore)),
+    ],
+    [
+      'get',
+      '/merchants/:merchant_id/coverage',
+      { summary: "One merchant's behaviour coverage.", query: inputs.CoverageQuery },
+      (req) => coverageAnswer(req, (ignore) => admin.coverage(merchantIdOf(req), ignore)),
+    ],
     ['get', '/requests', { summary: 'The request journal, newest first.', query: inputs.RequestsQuery }, (req) => admin.requests(req.query)],
-    ['get', '/requests/:request_id', { summary: 'One journal entry (id = the X-Request-Id answered): the rule that matched, any refused transition.' }, (req) => admin.request(param(req, 'request_id'))],
+    [
+      'get',
+      '/requests/:request_id',
+      { summary: 'One journal entry (id = the X-Request-Id answered): the rule that matched, any refused transition.' },
+      (req) => admin.request(param(req, 'request_id')),
+    ],
   ];
 }
 

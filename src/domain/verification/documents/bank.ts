@@ -1,6 +1,6 @@
 import type { Faker } from '@faker-js/faker';
 import { bankForIfsc } from '../../banks.js';
-import { address, personName, type DocumentVerifier } from './common.js';
+import { address, type DocumentVerifier, personName } from './common.js';
 
 /** Bank account and IFSC verification: the branch from the IFSC's bank table, details generated. */
 
@@ -41,17 +41,11 @@ export const verifyBank: DocumentVerifier = (f, doc, fields, magic) => {
     utr: valid ? f.string.numeric({ length: 12, allowLeadingZeros: false }) : '',
     amount_deposited: valid ? 1 : 0,
     valid,
-    message: valid
-      ? 'Bank account verified successfully'
-      : branch === null
-        ? 'Invalid IFSC code'
-        : 'Invalid account number or the account does not exist',
+    message: valid ? 'Bank account verified successfully' : branch === null ? 'Invalid IFSC code' : 'Invalid account number or the account does not exist',
   };
 };
 
 export const verifyIfsc: DocumentVerifier = (f, doc, _fields, magic) => {
   const details = magic ? null : ifscDetails(f, doc);
-  return details
-    ? { ...details, valid: true, message: 'IFSC verified successfully' }
-    : { ifsc: doc, valid: false, message: 'IFSC code not found' };
+  return details ? { ...details, valid: true, message: 'IFSC verified successfully' } : { ifsc: doc, valid: false, message: 'IFSC code not found' };
 };

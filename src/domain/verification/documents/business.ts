@@ -1,12 +1,18 @@
 import { DateTime } from 'luxon';
-import { GST_STATES, STATE_CODES, address, isoDate, pastDate, type DocumentVerifier } from './common.js';
+import { address, type DocumentVerifier, GST_STATES, isoDate, pastDate, STATE_CODES } from './common.js';
 
 /** Company (CIN) and tax registration (GSTIN) verification. */
 
 const COMPANY_CLASSES: Record<string, string> = {
-  PTC: 'Private', PLC: 'Public', OPC: 'One Person Company', FTC: 'Subsidiary of Foreign Company',
-  GOI: 'Government of India Company', SGC: 'State Government Company', NPL: 'Not for Profit License Company',
-  ULL: 'Unlimited Liability Company', GAP: 'Guarantee and Association Company',
+  PTC: 'Private',
+  PLC: 'Public',
+  OPC: 'One Person Company',
+  FTC: 'Subsidiary of Foreign Company',
+  GOI: 'Government of India Company',
+  SGC: 'State Government Company',
+  NPL: 'Not for Profit License Company',
+  ULL: 'Unlimited Liability Company',
+  GAP: 'Guarantee and Association Company',
 };
 
 export const verifyGstin: DocumentVerifier = (f, doc, _fields, magic) => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Faker } from '@faker-js/faker';
-import { newFaker } from '../../../faker.js';
 import { DateTime } from 'luxon';
+import { newFaker } from '../../../faker.js';
 import type { VerificationType } from '../../../vocab.js';
 
 /** One document number per type that always verifies as `valid: false` (SPEC 7). */
@@ -24,34 +24,74 @@ export const AADHAAR_OTP = '123456';
 export const aadhaarOtpOk = (fields: Record<string, string | undefined>): boolean => fields.otp === AADHAAR_OTP;
 
 export const GST_STATES: Record<string, string> = {
-  '01': 'Jammu and Kashmir', '02': 'Himachal Pradesh', '03': 'Punjab', '04': 'Chandigarh', '05': 'Uttarakhand',
-  '06': 'Haryana', '07': 'Delhi', '08': 'Rajasthan', '09': 'Uttar Pradesh', '10': 'Bihar', '11': 'Sikkim',
-  '12': 'Arunachal Pradesh', '13': 'Nagaland', '14': 'Manipur', '15': 'Mizoram', '16': 'Tripura', '17': 'Meghalaya',
-  '18': 'Assam', '19': 'West Bengal', '20': 'Jharkhand', '21': 'Odisha', '22': 'Chhattisgarh', '23': 'Madhya Pradesh',
-  '24': 'Gujarat', '26': 'Dadra and Nagar Haveli and Daman and Diu', '27': 'Maharashtra', '29': 'Karnataka', '30': 'Goa',
-  '31': 'Lakshadweep', '32': 'Kerala', '33': 'Tamil Nadu', '34': 'Puducherry', '35': 'Andaman and Nicobar Islands',
-  '36': 'Telangana', '37': 'Andhra Pradesh', '38': 'Ladakh',
+  '01': 'Jammu and Kashmir',
+  '02': 'Himachal Pradesh',
+  '03': 'Punjab',
+  '04': 'Chandigarh',
+  '05': 'Uttarakhand',
+  '06': 'Haryana',
+  '07': 'Delhi',
+  '08': 'Rajasthan',
+  '09': 'Uttar Pradesh',
+  '10': 'Bihar',
+  '11': 'Sikkim',
+  '12': 'Arunachal Pradesh',
+  '13': 'Nagaland',
+  '14': 'Manipur',
+  '15': 'Mizoram',
+  '16': 'Tripura',
+  '17': 'Meghalaya',
+  '18': 'Assam',
+  '19': 'West Bengal',
+  '20': 'Jharkhand',
+  '21': 'Odisha',
+  '22': 'Chhattisgarh',
+  '23': 'Madhya Pradesh',
+  '24': 'Gujarat',
+  '26': 'Dadra and Nagar Haveli and Daman and Diu',
+  '27': 'Maharashtra',
+  '29': 'Karnataka',
+  '30': 'Goa',
+  '31': 'Lakshadweep',
+  '32': 'Kerala',
+  '33': 'Tamil Nadu',
+  '34': 'Puducherry',
+  '35': 'Andaman and Nicobar Islands',
+  '36': 'Telangana',
+  '37': 'Andhra Pradesh',
+  '38': 'Ladakh',
 };
 
 /** Two-letter state codes of driving licences and company registrations. */
 export const STATE_CODES: Record<string, { state: string; city: string }> = {
-  AP: { state: 'Andhra Pradesh', city: 'Vijayawada' }, AS: { state: 'Assam', city: 'Guwahati' },
-  BR: { state: 'Bihar', city: 'Patna' }, CG: { state: 'Chhattisgarh', city: 'Raipur' },
-  CH: { state: 'Chandigarh', city: 'Chandigarh' }, CT: { state: 'Chhattisgarh', city: 'Raipur' },
-  DL: { state: 'Delhi', city: 'New Delhi' }, GA: { state: 'Goa', city: 'Panaji' },
-  GJ: { state: 'Gujarat', city: 'Ahmedabad' }, HP: { state: 'Himachal Pradesh', city: 'Shimla' },
-  HR: { state: 'Haryana', city: 'Gurugram' }, JH: { state: 'Jharkhand', city: 'Ranchi' },
-  JK: { state: 'Jammu and Kashmir', city: 'Srinagar' }, KA: { state: 'Karnataka', city: 'Bengaluru' },
-  KL: { state: 'Kerala', city: 'Kochi' }, MH: { state: 'Maharashtra', city: 'Mumbai' },
-  MP: { state: 'Madhya Pradesh', city: 'Bhopal' }, OD: { state: 'Odisha', city: 'Bhubaneswar' },
-  OR: { state: 'Odisha', city: 'Bhubaneswar' }, PB: { state: 'Punjab', city: 'Ludhiana' },
-  RJ: { state: 'Rajasthan', city: 'Jaipur' }, TG: { state: 'Telangana', city: 'Hyderabad' },
-  TN: { state: 'Tamil Nadu', city: 'Chennai' }, TS: { state: 'Telangana', city: 'Hyderabad' },
-  UK: { state: 'Uttarakhand', city: 'Dehradun' }, UP: { state: 'Uttar Pradesh', city: 'Lucknow' },
+  AP: { state: 'Andhra Pradesh', city: 'Vijayawada' },
+  AS: { state: 'Assam', city: 'Guwahati' },
+  BR: { state: 'Bihar', city: 'Patna' },
+  CG: { state: 'Chhattisgarh', city: 'Raipur' },
+  CH: { state: 'Chandigarh', city: 'Chandigarh' },
+  CT: { state: 'Chhattisgarh', city: 'Raipur' },
+  DL: { state: 'Delhi', city: 'New Delhi' },
+  GA: { state: 'Goa', city: 'Panaji' },
+  GJ: { state: 'Gujarat', city: 'Ahmedabad' },
+  HP: { state: 'Himachal Pradesh', city: 'Shimla' },
+  HR: { state: 'Haryana', city: 'Gurugram' },
+  JH: { state: 'Jharkhand', city: 'Ranchi' },
+  JK: { state: 'Jammu and Kashmir', city: 'Srinagar' },
+  KA: { state: 'Karnataka', city: 'Bengaluru' },
+  KL: { state: 'Kerala', city: 'Kochi' },
+  MH: { state: 'Maharashtra', city: 'Mumbai' },
+  MP: { state: 'Madhya Pradesh', city: 'Bhopal' },
+  OD: { state: 'Odisha', city: 'Bhubaneswar' },
+  OR: { state: 'Odisha', city: 'Bhubaneswar' },
+  PB: { state: 'Punjab', city: 'Ludhiana' },
+  RJ: { state: 'Rajasthan', city: 'Jaipur' },
+  TG: { state: 'Telangana', city: 'Hyderabad' },
+  TN: { state: 'Tamil Nadu', city: 'Chennai' },
+  TS: { state: 'Telangana', city: 'Hyderabad' },
+  UK: { state: 'Uttarakhand', city: 'Dehradun' },
+  UP: { state: 'Uttar Pradesh', city: 'Lucknow' },
   WB: { state: 'West Bengal', city: 'Kolkata' },
 };
-
-
 
 const docFaker = newFaker();
 
@@ -87,7 +127,6 @@ export function address(f: Faker, state?: string, city?: string) {
     pincode: f.string.numeric({ length: 6, allowLeadingZeros: false }),
   };
 }
-
 
 export type VerifyResponse = Record<string, unknown> & { valid: boolean; message: string };
 

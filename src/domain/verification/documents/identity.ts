@@ -1,11 +1,19 @@
 import { DateTime } from 'luxon';
-import { GST_STATES, aadhaarOtpOk, STATE_CODES, address, cityName, isoDate, pastDate, personName, type DocumentVerifier } from './common.js';
+import { aadhaarOtpOk, address, cityName, type DocumentVerifier, GST_STATES, isoDate, pastDate, personName, STATE_CODES } from './common.js';
 
 /** A person's documents: PAN, driving licence, voter ID, passport, Aadhaar. */
 
 const PAN_HOLDER_TYPES: Record<string, string> = {
-  P: 'Individual', C: 'Company', H: 'Hindu Undivided Family', F: 'Firm', A: 'Association of Persons',
-  T: 'Trust', B: 'Body of Individuals', L: 'Local Authority', J: 'Artificial Juridical Person', G: 'Government',
+  P: 'Individual',
+  C: 'Company',
+  H: 'Hindu Undivided Family',
+  F: 'Firm',
+  A: 'Association of Persons',
+  T: 'Trust',
+  B: 'Body of Individuals',
+  L: 'Local Authority',
+  J: 'Artificial Juridical Person',
+  G: 'Government',
 };
 
 export const verifyPan: DocumentVerifier = (f, doc, fields, magic) => {
