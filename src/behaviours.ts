@@ -1,5 +1,16 @@
 import { ERROR_CODES, type ErrorCode } from './errors.js';
-import { CHECKOUT_STATUSES, type CheckoutStatus, PAYOUT_STATUSES, type PayoutStatus, VERIFICATION_TYPES, type VerificationType } from './vocab.js';
+import {
+  CHECKOUT_STATUSES,
+  type CheckoutStatus,
+  FAULT_EFFECTS,
+  type FaultEffect,
+  OUTAGE_EFFECTS,
+  type OutageEffect,
+  PAYOUT_STATUSES,
+  type PayoutStatus,
+  VERIFICATION_TYPES,
+  type VerificationType,
+} from './vocab.js';
 
 /**
  * The behaviours a merchant's integration can be shown (behaviour coverage counts them): one
@@ -20,12 +31,17 @@ const FIXED = [
   'verification.AADHAAR.otp_sent',
   'verification.AADHAAR.otp_wrong',
   'verification.AADHAAR.otp_expired',
+  'payout.not_yet_visible',
+  'payout.moved_by_status_check',
   'webhook.v1',
   'webhook.v2',
   'webhook.retry',
   'webhook.duplicate',
   'webhook.reorder',
   'webhook.bad_signature',
+  'webhook.replay',
+  'webhook.stale_timestamp',
+  'webhook.disabled',
 ] as const;
 
 export type BehaviourId =
@@ -35,7 +51,11 @@ export type BehaviourId =
   /** A transport fault of the scenario rule of that name. */
   | `fault.${string}`
   | `verification.${VerificationType}.${'valid' | 'invalid'}`
-  | `checkout.status.${CheckoutStatus}`;
+  | `checkout.status.${CheckoutStatus}`
+  /** A fault of any operation (a scenario's fault rule, or chaos). */
+  | `transport.${FaultEffect}`
+  /** A payout to a bank that was down. */
+  | `outage.${OutageEffect}`;
 
 /** Every behaviour id there is, given the scenario's fault rules (the only ids named by the scenario). */
 export function behaviourIds(faultRules: readonly string[]): BehaviourId[] {
@@ -45,6 +65,8 @@ export function behaviourIds(faultRules: readonly string[]): BehaviourId[] {
     ...faultRules.map((r) => `fault.${r}` as const),
     ...VERIFICATION_TYPES.flatMap((t) => [`verification.${t}.valid` as const, `verification.${t}.invalid` as const]),
     ...CHECKOUT_STATUSES.map((s) => `checkout.status.${s}` as const),
+    ...FAULT_EFFECTS.map((e) => `transport.${e}` as const),
+    ...OUTAGE_EFFECTS.map((e) => `outage.${e}` as const),
     ...FIXED,
   ];
 }

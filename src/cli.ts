@@ -5,6 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
+import { main as probeWebhookMain } from './client/probe-webhook.js';
 import { type Serving, serve } from './listen.js';
 import {
   ConfigError,
@@ -133,6 +134,18 @@ export function buildProgram(): Command {
         'COVERAGE_IGNORE',
       ),
     )
+    .addOption(env(new Option('--review-report <file>', 'write the integration review on shutdown (.json, .md, or .xml for JUnit)'), 'REVIEW_REPORT'))
+    .addOption(
+      env(
+        new Option('--review-fail-on <severity>', 'exit 4 on shutdown when the review has a finding of this severity or above').choices([
+          'high',
+          'medium',
+          'low',
+        ]),
+        'REVIEW_FAIL_ON',
+      ),
+    )
+    .addOption(env(new Option('--no-review', 'record no integration-review facts (to measure what they cost)'), 'NO_REVIEW'))
     .addOption(env(new Option('--ready-file <file>', 'write { url, port, pid, control_url } as JSON once listening (removed at exit)'), 'READY_FILE'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
     .addOption(
@@ -225,6 +238,7 @@ async function writeReadyFile(file: string, ready: Record<string, unknown>): Pro
 
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
 export async function main(argv: string[]): Promise<void> {
+  if (argv[2] === 'probe-webhook') return probeWebhookMain(argv);
   const options = parseArgs(argv);
   // A ready file left by an earlier run must not say "ready" before this one is.
   if (options.readyFile) rmSync(options.readyFile, { force: true });

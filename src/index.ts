@@ -3,12 +3,14 @@ import type { Sandbox } from './admin/sandbox.js';
 import { credentialHeaders } from './admin/views.js';
 import { createApp, type SandboxApp } from './app.js';
 import { type Serving, serve } from './listen.js';
-import { coverageShortfall } from './observe/coverage.js';
+import type { ReviewReport } from './observe/review/report.js';
 import type { SandboxOptions } from './sandbox/config.js';
+import { gates } from './sandbox/gates.js';
 
 export type { Admin } from './admin/admin.js';
 export { openSandbox, type Sandbox } from './admin/sandbox.js';
 export { appOf, createApp, type SandboxApp } from './app.js';
+export type { Finding, ReviewReport } from './observe/review/report.js';
 export type { SandboxConfig, SandboxOptions } from './sandbox/config.js';
 export type { Fixtures } from './sandbox/fixtures.js';
 export type { ScenarioFile } from './scenario/schema.js';
@@ -40,6 +42,8 @@ export interface MerchantHandle extends SandboxMerchant {
   restore(name: string): Promise<void>;
   /** Back to how it was created (same credentials); its snapshots are kept. */
   reset(): Promise<void>;
+  /** Its integration review: whether its code handled what the sandbox threw at it. */
+  review(): ReviewReport;
 }
 
 export interface StartedSandbox {
@@ -66,6 +70,8 @@ export interface StartedSandbox {
   createMerchant(input?: NewMerchantInput): Promise<MerchantHandle>;
   /** The handle of an existing merchant (a fixture one, or one created before). */
   tenant(merchantId: string): MerchantHandle;
+  /** The integration review of every merchant (see docs/review.md); a merchant handle's `review()` is its own. */
+  review(): ReviewReport;
   /** Waits for webhook attempts under way (and what they schedule that is already due). */
   settleWebhooks(): Promise<void>;
   /**
@@ -106,6 +112,7 @@ function handleOf(sb: Sandbox, merchantId: string): MerchantHandle {
     reset: async () => {
       await admin.reset(merchantId);
     },
+    review: () => sb.admin.review(merchantId),
   };
 }
 
@@ -147,6 +154,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
     settleWebhooks: async () => {
       await sb.admin.settleWebhooks();
     },
+    review: () => sb.admin.review(),
     stop: async () => {
       if (!stopped) {
         stopped = true;
@@ -154,8 +162,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
       }
       // Rejects (a StoreWriteError) while a file store cannot write; stop() again tries again.
       await sb.close();
-      const shortfall = coverageShortfall(sb.coverage.report(null, sb.config.coverageIgnore), sb.config.coverageMin);
-      if (shortfall) throw new Error(shortfall);
+      const { failures } = gates(sb);
+      if (failures.length > 0) throw new Error(failures.join('; '));
     },
   };
 }

@@ -1,10 +1,9 @@
 import type { SandboxApp } from './app.js';
 import type { Serving } from './listen.js';
-import { coverageShortfall } from './observe/coverage.js';
+import { gates } from './sandbox/gates.js';
 import { RETRY_MS, StoreWriteError } from './store/store.js';
 
-/** Exit code of a shutdown below --coverage-min. */
-export const EXIT_COVERAGE = 3;
+export { EXIT_COVERAGE, EXIT_REVIEW } from './sandbox/gates.js';
 
 /** Exit codes of a second signal, which stops at once: 128 + the signal's number. */
 const SIGNAL_EXIT: Record<string, number> = { SIGINT: 130, SIGTERM: 143 };
@@ -47,9 +46,9 @@ export function stopOnSignals(app: SandboxApp, serving: Serving): void {
     app.sandbox.changes.close();
     await serving.close(10_000);
     await closeWhenWritten(app);
-    const shortfall = coverageShortfall(app.sandbox.coverage.report(null, app.sandbox.config.coverageIgnore), app.sandbox.config.coverageMin);
-    if (shortfall) process.stderr.write(`payout-sandbox: ${shortfall}\n`);
-    process.exit(shortfall ? EXIT_COVERAGE : 0);
+    const { failures, code } = gates(app.sandbox);
+    for (const f of failures) process.stderr.write(`payout-sandbox: ${f}\n`);
+    process.exit(code);
   };
   const onSignal = (signal: string) => {
     if (stopping) {

@@ -262,6 +262,43 @@ run('the dashboard, driven in Chromium', () => {
     expect(await page.getByTestId('fault').textContent()).toMatch(/Initialize answered with a fault \(rule 3003\.01\): HTTP 500/);
     await page.close();
   }, 30_000);
+
+  test('the Review tab: a payout sent twice after a 500 is a high finding, its evidence links to the payouts', async () => {
+    const m = (await (await fetch(`${sb.controlUrl}/merchants`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).json()) as {
+      merchant_id: string;
+      account_no: string;
+      headers: Record<string, string>;
+    };
+    const body = (ref: string) => ({
+      client_ref_id: ref, transfer_type: 'BANK', amount: 3003.01, payment_method: '1001', debit_from: m.account_no, beneficiary_email: 'b@example.com',
+      beneficiary_mobile: '9876543210', beneficiary_name: 'Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'review',
+    });
+    for (const ref of ['REVIEW-1', 'REVIEW-2']) {
+      await fetch(`${sb.url}/api/v2/public/payment/transfer`, { method: 'POST', headers: { ...m.headers, 'content-type': 'application/json' }, body: JSON.stringify(body(ref)) });
+    }
+    const page = await pageAt(`${sb.url}/__sandbox/ui#/m/${m.merchant_id}/review`);
+    const finding = page.getByTestId('finding').filter({ hasText: 'double-payout-after-timeout' });
+    await finding.waitFor();
+    expect(await finding.getByText('high', { exact: true }).count()).toBe(1);
+    await finding.getByRole('link', { name: /^payout \d+$/ }).first().click();
+    await page.getByRole('heading', { level: 2 }).filter({ hasText: 'Payout' }).waitFor();
+    expect(await hash(page)).toMatch(new RegExp(`^#/m/${m.merchant_id}/payouts/\\d+$`));
+    await page.close();
+  }, 30_000);
+
+  test('Outages & chaos: an outage started from the page is listed, and ended', async () => {
+    const page = await pageAt(`${sb.url}/__sandbox/ui#/m/${TENANT}/failures`);
+    const form = page.getByRole('form', { name: 'New outage' });
+    await form.getByLabel('Bank (IFSC prefix)').fill('SBIN');
+    await form.getByLabel('Effect').selectOption('hold');
+    await form.getByRole('button', { name: 'Start outage' }).click();
+    const row = page.getByTestId('outage').filter({ hasText: 'SBIN' });
+    await row.getByText('down').waitFor();
+    expect((await control<{ outages: Array<{ bank: string; effect: string }> }>('/outages')).outages).toEqual([expect.objectContaining({ bank: 'SBIN', effect: 'hold' })]);
+    await row.getByRole('button', { name: 'End' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.close();
+  }, 30_000);
 });
 
 run('the dashboard behind --admin-token', () => {

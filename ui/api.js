@@ -50,6 +50,8 @@ export function api(token) {
     /** After a change an answer fetched before it may be out of date. */
     discardPrefetched: () => early.clear(),
     post: (path, body = {}) => call('POST', path, body),
+    put: (path, body = {}) => call('PUT', path, body),
+    delete: (path) => call('DELETE', path),
   };
 }
 

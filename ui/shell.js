@@ -9,22 +9,28 @@ import * as beneficiaries from './views/beneficiaries.js';
 import * as checkout from './views/checkout.js';
 import { ClockBar } from './views/clock.js';
 import * as demos from './views/demos.js';
+import * as failures from './views/failures.js';
 import * as journal from './views/journal.js';
 import * as payout from './views/payout.js';
 import * as payouts from './views/payouts.js';
 import * as refused from './views/refused.js';
+import * as review from './views/review.js';
 import * as snapshots from './views/snapshots.js';
 import * as verifications from './views/verifications.js';
+import * as webhooks from './views/webhooks.js';
 
 const TABS = [
   ['payouts', 'Payouts', payouts],
   ['refused', 'Refused', refused],
+  ['review', 'Review', review],
   ['accounts', 'Accounts', accounts],
   ['beneficiaries', 'Beneficiaries', beneficiaries],
   ['verifications', 'Verifications', verifications],
   ['checkout', 'Checkout', checkout],
+  ['webhooks', 'Webhooks', webhooks],
   ['requests', 'Requests', journal],
   ['demo', 'Demo', demos],
+  ['failures', 'Outages & chaos', failures],
   ['sandbox', 'Sandbox', snapshots],
 ];
 const known = (tab) => TABS.some(([id]) => id === tab);

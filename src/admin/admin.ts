@@ -13,11 +13,13 @@ import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenar
 import { VERSION } from '../version.js';
 import { targetAllowed } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
+import { FailureAdmin } from './failure-admin.js';
 import { bodyOf, type DeliveriesQuery, parse, type RequestsQuery } from './inputs.js';
 import { MerchantAdmin } from './merchant-admin.js';
 import { requireMerchant, requireMerchantByIdOrEmail, requirePayout, TransitionRefused } from './refusals.js';
 import { Snapshots } from './snapshots.js';
 import * as views from './views.js';
+import { WebhookAdmin } from './webhook-admin.js';
 
 export type { MerchantPatchInput, NewCheckoutInput, NewMerchantInput, ScenarioChoice } from './inputs.js';
 export { TransitionRefused } from './refusals.js';
@@ -37,6 +39,10 @@ export class Admin {
   readonly merchants: MerchantAdmin;
   /** What the dashboard lists and opens. */
   readonly browse: Browse;
+  /** Each merchant's webhook endpoint: secret rotation, state, replay, probe. */
+  readonly webhooks: WebhookAdmin;
+  /** Failure on purpose: a merchant's seeded chaos, bank outages. */
+  readonly failures: FailureAdmin;
 
   /** `fixtureMerchants`: how many merchants the fixtures bring (the merchant cap counts the others). */
   constructor(
@@ -46,6 +52,8 @@ export class Admin {
     this.snaps = new Snapshots(sb);
     this.merchants = new MerchantAdmin(sb, this.snaps);
     this.browse = new Browse(sb);
+    this.webhooks = new WebhookAdmin(sb);
+    this.failures = new FailureAdmin(sb);
   }
 
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */
@@ -266,6 +274,12 @@ export class Admin {
   coverage(merchantId: string | null = null, ignore: CoverageGroup[] = []) {
     if (merchantId !== null) requireMerchant(this.sb.repo, merchantId);
     return this.sb.coverage.report(merchantId, ignore);
+  }
+
+  /** The integration review: one merchant's (404 for an unknown one), or every merchant's findings together. */
+  review(merchantId: string | null = null) {
+    if (merchantId !== null) requireMerchant(this.sb.repo, merchantId);
+    return this.sb.review.report(merchantId);
   }
 
   /** The request journal, newest first (see RequestsQuery); a number is the limit. */

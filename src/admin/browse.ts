@@ -34,6 +34,7 @@ export class Browse {
         name: m.name,
         email: m.email,
         headers: views.credentialHeaders(m),
+        webhook_secret: m.webhook_secret ?? m.api_secret,
         accounts: repo.accountsOf(m.merchant_id).map((a) => ({ account_no: a.account_no, status: a.status, balance: toRupees(a.balance) })),
         clock: views.merchantClockView(clocks, m.merchant_id),
         payouts: repo.countOf(m.merchant_id, 'payouts'),
@@ -71,7 +72,12 @@ export class Browse {
     const { repo, scheduler, webhooks } = this.sb;
     const p = requirePayout(repo, refId);
     const item = p.next_step ? scheduler.pending(p.merchant_id).find((i) => i.id === p.next_step) : undefined;
-    const scheduled: Array<{ status: string; at: string; bank_res_msg: string | null }> = [];
+    const scheduled: Array<{ status: string; at: string | null; bank_res_msg: string | null; after_polls?: number; polls?: number }> = [];
+    // A step that waits for status checks has no time: it says how many it waits for.
+    if (p.poll_step) {
+      const { step, polls } = p.poll_step;
+      scheduled.push({ status: step.status, at: null, bank_res_msg: step.bank_res_msg ?? null, after_polls: step.afterPolls, polls });
+    }
     if (item) {
       const steps = [item.payload.step as TimelineStep, ...(item.payload.rest as TimelineStep[])];
       let at = item.due - steps[0].afterMs;

@@ -168,6 +168,12 @@ export const CoverageQuery = input(
 );
 export type CoverageQuery = Static<typeof CoverageQuery>;
 
+export const REVIEW_FORMATS = ['json', 'markdown', 'junit'] as const;
+export const ReviewQuery = input(
+  { format: Type.Optional(StringEnum(REVIEW_FORMATS)) },
+  'The integration review as JSON, Markdown or JUnit (one test case per rule).',
+);
+
 const strict = { strict: true };
 
 /** The parsers the Admin runs on its input: a RequestError 400 naming the first wrong field. */
@@ -188,6 +194,7 @@ export const parse = {
   deliveriesQuery: inputParser(DeliveriesQuery, strict),
   requestsQuery: inputParser(RequestsQuery, strict),
   coverageQuery: inputParser(CoverageQuery, strict),
+  reviewQuery: inputParser(ReviewQuery, strict),
 };
 
 /** A plain value given in-process where the control API takes a body: as that body. */

@@ -39,6 +39,7 @@ export function merchantView(merchant: Merchant, van: Account, clock?: ReturnTyp
     verification_charges: mapAmounts(merchant.verification_charges, toRupees),
     webhook_url: merchant.webhook_url,
     webhook_version: merchant.webhook_version,
+    webhook_secret: merchant.webhook_secret ?? merchant.api_secret,
     headers: credentialHeaders(merchant),
     checkout_headers: { MerchantId: merchant.merchant_id, AccessToken: merchant.access_token },
     ...(clock ? { clock } : {}),
@@ -51,6 +52,7 @@ export function merchantTermsView(merchant: Merchant) {
     email: merchant.email,
     webhook_url: merchant.webhook_url,
     webhook_version: merchant.webhook_version,
+    webhook_secret: merchant.webhook_secret ?? merchant.api_secret,
     per_transaction_limit: toRupees(merchant.per_transaction_limit),
   };
 }
@@ -101,11 +103,13 @@ export function deliveryView(d: WebhookDelivery, next: number | null) {
     version: d.version,
     target_url: d.target_url,
     state: d.state,
+    kind: d.kind ?? (d.wrong_signature ? 'forged' : d.duplicate_of !== null ? 'duplicate' : 'genuine'),
     wrong_signature: d.wrong_signature,
     duplicate_of: d.duplicate_of,
+    replay_of: d.replay_of ?? null,
     created_at: toIso(d.created_at),
     next_attempt_at: next === null ? null : toIso(next),
-    attempts: d.attempts.map((a) => ({ ...a, at: toIso(a.at) })),
+    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? (a.signature_valid ? 'genuine' : 'forged'), at: toIso(a.at) })),
     body: d.body,
   };
 }

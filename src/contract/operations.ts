@@ -1,5 +1,6 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
+import type { OperationName } from '../vocab.js';
 import {
   Balance,
   BeneficiaryRecord,
@@ -25,7 +26,10 @@ import {
 
 /** One operation of the emulated API: where it is, what it takes, what it answers. */
 export interface Operation {
+  /** The OpenAPI operation id. */
   id: string;
+  /** What fault rules and chaos call it (both initialize versions are `initializePayout`). */
+  name: OperationName;
   method: 'get' | 'post';
   /** OpenAPI form: `{param}`. */
   path: string;
@@ -49,6 +53,7 @@ const rateLimited: Record<string, [string, TSchema]> = { '429': ['Too many attem
 
 const initialize = (version: 'v1' | 'v2'): Operation => ({
   id: `initializePayout${version.toUpperCase()}`,
+  name: 'initializePayout',
   method: 'post',
   path: `/api/${version}/public/payment/transfer`,
   summary: `Initialize payout (${version.toUpperCase()})`,
@@ -63,7 +68,8 @@ export const OPERATIONS: Operation[] = [
   initialize('v1'),
   initialize('v2'),
   {
-    id: 'payoutStatus',
+    id: 'getPayoutStatus',
+    name: 'getPayoutStatus',
     method: 'get',
     path: '/api/v1/public/payment/transfer/status',
     summary: 'Payout status check',
@@ -74,7 +80,8 @@ export const OPERATIONS: Operation[] = [
     responses: { '200': ['The payout record', Success(Type.Object({ transaction: PayoutRecord }))], ...dashboardErrors, ...rateLimited },
   },
   {
-    id: 'balanceCheck',
+    id: 'getBalance',
+    name: 'getBalance',
     method: 'get',
     path: '/api/v1/public/balance/check',
     summary: 'Balance check',
@@ -85,6 +92,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     id: 'createBeneficiary',
+    name: 'createBeneficiary',
     method: 'post',
     path: '/api/v1/public/beneficiary/create',
     summary: 'Create beneficiary',
@@ -98,6 +106,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     id: 'getBeneficiary',
+    name: 'getBeneficiary',
     method: 'post',
     path: '/api/v1/public/beneficiary/get',
     summary: 'Get beneficiary',
@@ -107,6 +116,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     id: 'verify',
+    name: 'verify',
     method: 'post',
     path: '/api/v1/public/verification/',
     summary: 'Verify a document or bank account',
@@ -117,6 +127,7 @@ export const OPERATIONS: Operation[] = [
   },
   {
     id: 'getVerification',
+    name: 'getVerification',
     method: 'get',
     path: '/api/v1/public/verification/{verification_id}',
     summary: 'Get verification details',
@@ -125,7 +136,8 @@ export const OPERATIONS: Operation[] = [
     responses: { '200': ['The verification record', Success(VerificationRecord)], ...dashboardErrors },
   },
   {
-    id: 'checkoutStatus',
+    id: 'getCheckoutStatus',
+    name: 'getCheckoutStatus',
     method: 'get',
     path: '/api/v1/payment/transaction/{transaction_id}/status',
     summary: 'Checkout transaction status',

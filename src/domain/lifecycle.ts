@@ -50,8 +50,7 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
   if (status === 'Failed') {
     refund(ctx, payout, now);
     // Nothing follows a final failure.
-    ctx.scheduler.cancel(payout.next_step);
-    payout.next_step = null;
+    dropNextStep(ctx, payout);
   }
   ctx.events.behaviour(payout.merchant_id, `payout.status.${status}`);
   if (status === 'Failed' && payout.history.some((h) => h.status === 'Success')) ctx.events.behaviour(payout.merchant_id, 'payout.reversed');
@@ -75,9 +74,46 @@ export function startPayoutTimeline(ctx: DomainContext, payout: Payout, plan: Pa
   scheduleNextStep(ctx, payout, payout.created_at, plan.steps);
 }
 
+/** `next_step` of a payout whose next step waits for status checks, not for time (no due item). */
+export const POLL_STEP = 'on_status_check';
+
 function scheduleNextStep(ctx: DomainContext, payout: Payout, from: number, steps: TimelineStep[]): void {
   ctx.repo.touch('payouts', payout.ref_id);
+  const [next, ...rest] = steps;
+  if (next?.afterPolls !== undefined) {
+    payout.poll_step = { step: { status: next.status, bank_res_msg: next.bank_res_msg, afterPolls: next.afterPolls }, rest, polls: 0 };
+    payout.next_step = POLL_STEP;
+    return;
+  }
+  if (payout.poll_step) payout.poll_step = null;
   payout.next_step = scheduleStep(ctx.scheduler, 'payout_step', { ref_id: payout.ref_id }, payout.merchant_id, from, steps);
+}
+
+/** Drops whatever step comes next, scheduled or waiting for status checks. */
+function dropNextStep(ctx: DomainContext, payout: Payout): void {
+  ctx.scheduler.cancel(payout.next_step);
+  payout.next_step = null;
+  if (payout.poll_step) payout.poll_step = null;
+}
+
+/**
+ * A status check of a payout (poll-driven timelines): counted when its next step waits for
+ * status checks, and that step taken on the one it waits for, before the check answers. True
+ * when the payout changed (the caller writes it before answering).
+ */
+export function noteStatusCheck(ctx: DomainContext, payout: Payout): boolean {
+  const waiting = payout.poll_step;
+  if (!waiting || payout.next_step !== POLL_STEP) return false;
+  ctx.repo.touch('payouts', payout.ref_id);
+  waiting.polls += 1;
+  if (waiting.polls < waiting.step.afterPolls) return true;
+  scheduleNextStep(ctx, payout, ctx.clocks.now(payout.merchant_id), waiting.rest);
+  if (transitionPayout(ctx, payout, waiting.step.status, waiting.step.bank_res_msg).ok) {
+    ctx.events.behaviour(payout.merchant_id, 'payout.moved_by_status_check');
+  } else {
+    dropNextStep(ctx, payout);
+  }
+  return true;
 }
 
 /** The scheduler's handler for a payout step. */
@@ -89,18 +125,14 @@ export function runPayoutStep(ctx: DomainContext, item: DueItem): void {
   // more is coming (`next_step`); a refused change drops it again.
   const { step, rest } = stepOf<TimelineStep>(item);
   scheduleNextStep(ctx, payout, item.due, rest);
-  if (!transitionPayout(ctx, payout, step.status, step.bank_res_msg).ok) {
-    ctx.scheduler.cancel(payout.next_step);
-    payout.next_step = null;
-  }
+  if (!transitionPayout(ctx, payout, step.status, step.bank_res_msg).ok) dropNextStep(ctx, payout);
 }
 
 /** A forced change (control API): the scripted steps still to come are dropped. */
 export function forcePayoutStatus(ctx: DomainContext, payout: Payout, status: PayoutStatus, bankResMsg?: string): TransitionResult {
   const refusal = transitionRefusal(payout.status, status);
   if (refusal) return { ok: false, reason: refusal };
-  ctx.scheduler.cancel(payout.next_step);
-  payout.next_step = null;
+  dropNextStep(ctx, payout);
   ctx.repo.touch('payouts', payout.ref_id);
   return transitionPayout(ctx, payout, status, bankResMsg);
 }

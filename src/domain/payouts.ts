@@ -8,6 +8,7 @@ import { debitableAccount, requireFunds } from './accounts.js';
 import type { DomainContext } from './context.js';
 import { post } from './ledger.js';
 import { startPayoutTimeline } from './lifecycle.js';
+import { outageFor, planUnderOutage } from './outages.js';
 
 /** Allowed amount per payment method, in paise (SPEC 3). `max` null: no upper bound. */
 export const PAYMENT_METHOD_RANGES: Record<PaymentMethod, { name: string; min: Paise; max: Paise | null }> = {
@@ -135,7 +136,9 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     throw new BusinessError('GENERIC_EXCEPTION', MESSAGES.duplicateClientRefId);
   }
   const known = req.beneficiary_id !== undefined ? repo.beneficiary(merchant.merchant_id, req.beneficiary_id) : undefined;
-  const { plan, fault } = decide(ctx, req, known, directive);
+  const decided = decide(ctx, req, known, directive);
+  const { fault } = decided;
+  let { plan } = decided;
   const { amount, payment_method: method } = req;
   checkAmount(merchant, amount, method);
   const payee = payeeOf(ctx, req, known);
@@ -145,6 +148,12 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
   repo.requireRoom(merchant.merchant_id, 'payouts');
 
   const now = ctx.clocks.now(merchant.merchant_id);
+  // The last hop: the payee's bank. A bank that is down refuses, holds or leaves it Unknown.
+  const outage = outageFor(ctx, merchant.merchant_id, payee.ifsc_code, method, now);
+  if (outage) {
+    plan = planUnderOutage(outage, plan, method, now);
+    ctx.events.behaviour(merchant.merchant_id, `outage.${outage.effect}`);
+  }
   const refId = random.unique(
     () => random.digits(10),
     (id) => repo.payoutExists(id),
@@ -170,6 +179,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     history: [{ status: plan.initialStatus, at: now, bank_res_msg: '' }],
     refunded: false,
     rule: plan.rule,
+    ...(plan.lagMs ? { visible_at: now + plan.lagMs } : {}),
     initialize_fault: fault && {
       type: fault.type,
       http_code: fault.type === 'error' ? fault.httpCode : null,
@@ -190,9 +200,14 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
 
 /** The caller's payout by ref_id (preferred) or client_ref_id, if there is one. */
 export function lookupPayout(ctx: DomainContext, merchant: Merchant, ids: { ref_id?: string; client_ref_id?: string }): Payout | undefined {
-  return ids.ref_id !== undefined
-    ? ctx.repo.payout(merchant.merchant_id, ids.ref_id)
-    : ctx.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
+  const p =
+    ids.ref_id !== undefined ? ctx.repo.payout(merchant.merchant_id, ids.ref_id) : ctx.repo.payoutByClientRefId(merchant.merchant_id, ids.client_ref_id ?? '');
+  // Read-after-write lag: a payout just made is not found yet (by either id) until it is visible.
+  if (p?.visible_at !== undefined && ctx.clocks.now(merchant.merchant_id) < p.visible_at) {
+    ctx.events.behaviour(merchant.merchant_id, 'payout.not_yet_visible');
+    return undefined;
+  }
+  return p;
 }
 
 /** A looked-up payout, or the reference's not-found failure. */

@@ -4,9 +4,11 @@ import type { Sandbox } from '../admin/sandbox.js';
 import type { BehaviourId } from '../behaviours.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { inputParser } from '../contract/parse.js';
+import { faultsPossible } from '../domain/faults.js';
 import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
 import type { Merchant } from '../store/state.js';
 import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashboardAuthReason } from './auth.js';
+import { throughFault } from './faults.js';
 import { methodNotAllowed } from './routing.js';
 
 /** What an operation's handler gets: the authenticated merchant and the parsed input. */
@@ -108,17 +110,25 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const begin = (req: Request, res: Response) => {
       const merchant = authenticate(req, res);
       res.locals.merchant = merchant;
+      res.locals.op = op.name;
+      res.locals.arrivedAt = sb.clocks.now(merchant.merchant_id);
       res.locals.call = { req, res, merchant, input: read(req) };
+    };
+    // The operation, unless a fault rule or chaos decides otherwise (no rule, no chaos: no question asked).
+    const run = (res: Response): void | Promise<void> => {
+      const call = callOf<never>(res);
+      if (!faultsPossible(sb)) return h.handle(call);
+      return throughFault(sb, op, res, call.merchant, call.input).then((go) => (go ? h.handle(call) : undefined));
     };
     const whole: RequestHandler = (req, res) => {
       begin(req, res);
-      return h.handle(callOf(res));
+      return run(res);
     };
     const start: RequestHandler = (req, res, next) => {
       begin(req, res);
       next();
     };
-    const finish: RequestHandler = (_req, res) => h.handle(callOf(res));
+    const finish: RequestHandler = (_req, res) => run(res);
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
     router

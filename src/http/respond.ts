@@ -8,6 +8,13 @@ import { BusinessError, CheckoutError, type RequestError } from '../errors.js';
  * res.send(), which knows to send no body.
  */
 export function sendJson(res: Response, status: number, json: string): void {
+  // A fault that lets the operation run takes over its success answer (held, or a 500 after it).
+  const hook = res.locals.answerHook as ((send: () => void) => void) | undefined;
+  if (hook !== undefined) {
+    res.locals.answerHook = undefined;
+    hook(() => sendJson(res, status, json));
+    return;
+  }
   if (res.req.method === 'HEAD') {
     res.status(status).type('json').send(json);
     return;

@@ -3,8 +3,9 @@ import { AADHAAR_OTP, MAGIC_INVALID } from '../domain/verification/documents.js'
 import { AADHAAR_OTP_TTL_MS } from '../domain/verification/verify.js';
 import { formatDuration } from '../duration.js';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
-import type { PayoutRule, Scenario } from '../scenario/scenario.js';
-import { CHECKOUT_STATUSES, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
+import type { OperationFault, PayoutRule, Scenario } from '../scenario/scenario.js';
+import { CHAOS_MODES } from '../scenario/schema.js';
+import { CHECKOUT_STATUSES, FAULT_EFFECTS, type FaultEffect, OUTAGE_EFFECTS, type OutageEffect, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
 /** The catalogue's groups: a report can leave groups a merchant never uses out of its denominator. */
 export const COVERAGE_GROUPS = [
@@ -191,10 +192,76 @@ function webhookItems(): CatalogueItem[] {
     ['webhook.duplicate', 'the same event delivered twice', 'scenario webhooks.chaos.duplicate: 1'],
     ['webhook.reorder', 'deliveries sent newest first', 'scenario webhooks.chaos.reorder: true'],
     ['webhook.bad_signature', 'a delivery with a signature that does not verify', 'scenario webhooks.chaos.wrong_signature: 1'],
+    ['webhook.replay', 'a captured delivery sent again unchanged (same delivery id, timestamp and signatures)', 'scenario webhooks.chaos.replay: 1'],
+    ['webhook.stale_timestamp', 'a correctly signed delivery whose timestamp is over 10 minutes old', 'scenario webhooks.chaos.stale_timestamp: 1'],
+    [
+      'webhook.disabled',
+      "the merchant's webhook endpoint disabled after its deliveries kept failing",
+      'answer every delivery with a 5xx for webhooks.disable_after (24 h) of sandbox time; then POST /__sandbox/merchants/{id}/webhooks/replay',
+    ],
   ]);
 }
 
 /** The catalogue, derived from the vocabulary, the error codes and the scenario in force. */
 export function catalogue(s: Scenario): CatalogueItem[] {
-  return [...errorItems(s), ...payoutItems(s), ...faultItems(s), ...requestItems(s), ...recordItems(), ...webhookItems()];
+  return [...errorItems(s), ...payoutItems(s), ...faultItems(s), ...operationFaultItems(s), ...requestItems(s), ...recordItems(), ...webhookItems()];
+}
+
+const EFFECT_WORDS: Record<FaultEffect, string> = {
+  error_500: 'HTTP 500, nothing done',
+  error_500_after: 'HTTP 500 after the work was done',
+  unavailable_503: 'HTTP 503 with Retry-After, nothing done',
+  drop: 'the connection reset, no answer',
+  hold: "the answer held on the merchant's clock",
+  delay: 'the answer delayed (real time, at most 2 s)',
+};
+
+const OUTAGE_WORDS: Record<OutageEffect, string> = {
+  reject: 'refused (GENERIC_EXCEPTION, bank unavailable)',
+  hold: 'accepted and held Pending until the outage ends',
+  unknown: 'accepted, Unknown until the outage ends',
+};
+
+/** Faults of any operation (rules and chaos), bank outages, lag and poll-driven payouts: how the scenario in force makes each. */
+function operationFaultItems(s: Scenario): CatalogueItem[] {
+  const byRule = (effect: FaultEffect) => s.faults.find((f) => f.effect === effect);
+  const byRuleText = (f: OperationFault) =>
+    `${[...f.operations].join(' or ')}${f.match.length ? ` with ${f.match.map(([p, v]) => `${p.join('.')} ${v}`).join(', ')}` : ''} (fault rule ${f.name})`;
+  const chaosText = 'PUT /__sandbox/merchants/{id}/chaos with this mode among its modes';
+  const lagRule = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.lagMs);
+  const pollRule = s.payouts.rules.find((r) => r.outcome.kind !== 'reject' && r.outcome.plan.steps.some((st) => st.afterPolls));
+  return [
+    ...inGroup(
+      'transport faults',
+      FAULT_EFFECTS.map((e): [BehaviourId, string, string] => {
+        const rule = byRule(e);
+        const chaos = (CHAOS_MODES as readonly string[]).includes(e) ? chaosText : null;
+        return [
+          `transport.${e}`,
+          `any operation: ${EFFECT_WORDS[e]}`,
+          [rule ? byRuleText(rule) : null, chaos, 'a scenario fault rule with this effect'].filter((x) => x !== null).join('; or '),
+        ];
+      }),
+    ),
+    ...inGroup(
+      'payout statuses',
+      OUTAGE_EFFECTS.map((e): [BehaviourId, string, string] => [
+        `outage.${e}`,
+        `a payout to a bank that is down: ${OUTAGE_WORDS[e]}`,
+        `POST /__sandbox/outages {"bank":"HDFC","effect":"${e}"}, then a payout to an HDFC IFSC`,
+      ]),
+    ),
+    ...inGroup('payout statuses', [
+      [
+        'payout.not_yet_visible',
+        'a status check of a payout just made answered "not found" (read-after-write lag)',
+        lagRule ? trigger(lagRule) : 'a scenario rule with lag',
+      ],
+      [
+        'payout.moved_by_status_check',
+        'a payout moved on by a status check (a poll-driven step)',
+        pollRule ? `${trigger(pollRule)}, then status checks` : 'a timeline step with after_polls',
+      ],
+    ]),
+  ];
 }

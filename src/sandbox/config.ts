@@ -20,7 +20,7 @@ export interface SandboxConfig {
   /** A fixtures file, or the fixtures themselves (in-process use). */
   fixtures: string | Fixtures;
   /** A scenario file (JSON or YAML), or the scenario itself (in-process use). */
-  scenario: string | ScenarioFile;
+  scenario: string | ScenarioFile | ExtendingScenario;
   webhookUrl: string | null;
   clock: ClockMode;
   speed: number;
@@ -59,11 +59,20 @@ export interface SandboxConfig {
   coverageUncovered: 'failed' | 'skipped';
   /** Catalogue groups left out of the coverage report and gate (`business-errors`, `webhooks`, …). */
   coverageIgnore: CoverageGroup[];
+  /** Record the integration review's facts (on by default; off only to measure what they cost). */
+  review: boolean;
+  /** Where to write the integration review (all merchants) on shutdown: .json, .md or .xml (JUnit). */
+  reviewReport: string | null;
+  /** With a finding of this severity or above, shutdown fails (CLI: exit code 4; `sb.stop()` rejects). */
+  reviewFailOn: 'high' | 'medium' | 'low' | null;
   /** CLI: a file that gets `{ url, port, pid, control_url }` once the sandbox listens. */
   readyFile: string | null;
   /** In-process only (no CLI option): the file layer's test hooks (a short write, a crash point). */
   storeHooks: StoreHooks | null;
 }
+
+/** A scenario given whole that extends another: only what it changes (see docs/scenarios.md). */
+export type ExtendingScenario = Partial<ScenarioFile> & { extends: string; name: string };
 
 export const DEFAULT_FIXTURES = resolve(PACKAGE_ROOT, 'fixtures/default.json');
 
@@ -101,6 +110,9 @@ export const DEFAULTS: SandboxConfig = {
   fsync: true,
   compactBytes: 64 * 1024 * 1024,
   readyFile: null,
+  review: true,
+  reviewReport: null,
+  reviewFailOn: null,
   storeHooks: null,
 };
 
@@ -170,6 +182,8 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   const short = c.coverageMin === null ? null : percentProblem(c.coverageMin);
   if (short) fail('coverage-min', short);
   if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
+  if (c.reviewReport !== null && (typeof c.reviewReport !== 'string' || c.reviewReport === '')) fail('review-report', 'must be a file path');
+  if (c.reviewFailOn !== null && !['high', 'medium', 'low'].includes(c.reviewFailOn)) fail('review-fail-on', 'must be one of high, medium, low');
   if (c.coverageUncovered !== 'failed' && c.coverageUncovered !== 'skipped') fail('coverage-uncovered', 'must be failure (or failed) or skipped');
   if (!Array.isArray(c.coverageIgnore) || c.coverageIgnore.some((g) => coverageGroupOf(g) === null)) {
     fail('coverage-ignore', `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}`);

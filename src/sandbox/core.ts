@@ -4,6 +4,7 @@ import type { DomainContext, EventBus } from '../domain/context.js';
 import type { ChangeFeed } from '../observe/changes.js';
 import type { Coverage } from '../observe/coverage.js';
 import type { Journal } from '../observe/journal.js';
+import type { Review } from '../observe/review/review.js';
 import type { SandboxRandom } from '../random.js';
 import type { RateLimitRule, Scenario } from '../scenario/scenario.js';
 import type { Scheduler } from '../schedule/scheduler.js';
@@ -50,6 +51,8 @@ export interface SandboxCore extends DomainContext {
   changes: ChangeFeed;
   /** Behaviour coverage per merchant (see docs/coverage.md). */
   coverage: Coverage;
+  /** The integration review: facts per merchant, and the rules over them (see docs/review.md). */
+  review: Review;
   /** The rate limiters' counters (cleared on reset and restore). */
   counters: Set<Counters>;
   /**

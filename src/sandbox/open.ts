@@ -8,14 +8,16 @@ import { RequestError } from '../errors.js';
 import { ChangeFeed } from '../observe/changes.js';
 import { Coverage, writeCoverageReport } from '../observe/coverage.js';
 import { Journal } from '../observe/journal.js';
+import { writeReviewReport } from '../observe/review/report.js';
+import { Review } from '../observe/review/review.js';
 import { SandboxRandom } from '../random.js';
 import { loadScenario, resolveScenario, type Scenario } from '../scenario/scenario.js';
-import type { ScenarioFile } from '../scenario/schema.js';
 import { Clocks } from '../schedule/clocks.js';
 import { Scheduler } from '../schedule/scheduler.js';
 import { Repo } from '../store/repo.js';
 import { putSlice, stampOwners, takenIds } from '../store/slices.js';
 import { openStore, type Store, StoreFileError, StoreWriteError } from '../store/store.js';
+import { toIso } from '../time.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import type { SandboxCore } from './core.js';
@@ -30,7 +32,7 @@ function fixturesOf(source: string | Fixtures): Promise<Fixtures> {
   return typeof source === 'string' ? loadFixtures(source) : Promise.resolve(fixturesFromValue(source, 'fixtures'));
 }
 
-function scenarioOf(source: string | ScenarioFile): Promise<Scenario> {
+function scenarioOf(source: SandboxConfig['scenario']): Promise<Scenario> {
   return typeof source === 'string' ? loadScenario(source) : resolveScenario(source, null);
 }
 
@@ -63,10 +65,14 @@ function stopActivity(sb: SandboxCore): void {
 async function writeOut(sb: SandboxCore): Promise<void> {
   const { problem } = await sb.store.close();
   if (problem) process.stderr.write(`payout-sandbox: ${problem}\n`);
-  const { coverageReport, coverageIgnore, coverageUncovered } = sb.config;
+  const { coverageReport, coverageIgnore, coverageUncovered, reviewReport: reviewFile } = sb.config;
   if (coverageReport !== null) {
     await writeCoverageReport(coverageReport, sb.coverage.report(null, coverageIgnore), coverageUncovered);
     sb.logger.info({ file: coverageReport }, `coverage report written to ${coverageReport}`);
+  }
+  if (reviewFile !== null) {
+    await writeReviewReport(reviewFile, sb.review.report(null));
+    sb.logger.info({ file: reviewFile }, `review report written to ${reviewFile}`);
   }
 }
 
@@ -88,6 +94,7 @@ function replaceState(sb: SandboxCore, next: State, clockNow: number): void {
   sb.clock.reset(clockNow);
   if (sb.clock.mode === 'manual') next.clock.now = clockNow;
   sb.repo.reindex();
+  sb.review.reindex();
   sb.clocks.reload();
   sb.scheduler.reload();
   sb.webhooks.replaced();
@@ -103,6 +110,7 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
     throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
   putSlice(sb.repo, slice);
   sb.repo.reindex();
+  sb.review.reindex();
   // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
   sb.clocks.reload(id);
   sb.scheduler.relane(id);
@@ -200,6 +208,15 @@ async function assemble({ config, fixtures, scenario: configuredScenario, clock,
     clock,
     webhooks,
     journal: new Journal(config.journalSize),
+    review: new Review(
+      store,
+      {
+        probes: (merchantId) =>
+          (store.state.webhook_endpoints?.[merchantId]?.probes ?? []).map((r) => ({ id: `probe@${toIso(r.at)}`, at: r.at, checks: r.checks })),
+        webhookTimeoutMs: () => scenario.webhooks.timeoutMs,
+      },
+      config.review,
+    ),
     changes,
     coverage: new Coverage(store, () => scenario),
     counters: new Set(),

@@ -2,6 +2,7 @@ import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, transportMessage } from '../errors.js';
 import { toPaise } from '../money.js';
 import { type PaymentMethod, type PayoutStatus, VERIFICATION_TYPES, type VerificationType } from '../vocab.js';
+import { chaosConfig, compileFaults, compileOutages } from './operation-faults.js';
 import type { PayoutMatchFile, ScenarioFile, WebhookChaos as WebhookChaosFile } from './schema.js';
 import {
   type AmountRange,
@@ -26,6 +27,8 @@ function compileChaos(c: WebhookChaosFile | undefined): Partial<WebhookChaos> | 
   if (c.reorder !== undefined) out.reorder = c.reorder;
   if (c.delay !== undefined) out.delayMs = dur(c.delay);
   if (c.wrong_signature !== undefined) out.wrongSignature = c.wrong_signature;
+  if (c.replay !== undefined) out.replay = c.replay;
+  if (c.stale_timestamp !== undefined) out.staleTimestamp = c.stale_timestamp;
   return out;
 }
 
@@ -47,8 +50,24 @@ function compileMatch(m: PayoutMatchFile): PayoutMatcher {
   };
 }
 
-function steps(list: Array<{ after: string; status: PayoutStatus; bank_res_msg?: string }>): TimelineStep[] {
-  return list.map((s) => ({ afterMs: dur(s.after), status: s.status, bank_res_msg: s.bank_res_msg }));
+type StepFile = { after?: string; after_polls?: number; status: PayoutStatus; bank_res_msg?: string };
+
+function steps(list: StepFile[]): TimelineStep[] {
+  return list.map((s) => ({
+    afterMs: s.after ? dur(s.after) : 0,
+    ...(s.after_polls ? { afterPolls: s.after_polls } : {}),
+    status: s.status,
+    bank_res_msg: s.bank_res_msg,
+  }));
+}
+
+/** A step has either `after` (time) or `after_polls` (status checks). */
+function stepProblems(list: StepFile[] | undefined, at: string): string[] {
+  return (list ?? []).flatMap((s, j) =>
+    (s.after === undefined) === (s.after_polls === undefined)
+      ? [`${at}/${j}: must have exactly one of after (a duration) or after_polls (a number of status checks)`]
+      : [],
+  );
 }
 
 type PayoutRuleFile = NonNullable<ScenarioFile['payouts']['rules']>[number];
@@ -57,6 +76,10 @@ type PayoutRuleFile = NonNullable<ScenarioFile['payouts']['rules']>[number];
 function ruleProblems(r: PayoutRuleFile, at: string): string[] {
   const problems: string[] = [];
   const outcomes = [r.reject, r.timeline, r.fault].filter((o) => o !== undefined).length;
+  // A rule with only a lag keeps the default timeline.
+  if (outcomes === 0 && r.lag !== undefined) return [];
+  if (r.reject && r.lag) problems.push(`${at}/lag: a rejection creates no payout`);
+  problems.push(...stepProblems(r.timeline, `${at}/timeline`));
   if (outcomes !== 1 && !(r.fault && r.timeline && outcomes === 2)) {
     problems.push(`${at}: must have exactly one of reject, timeline or fault (a fault may also carry the created payout's timeline)`);
   }
@@ -93,10 +116,12 @@ function compilePayoutRules(file: ScenarioFile, source: string | null): PayoutRu
     if (seen.has(r.name)) problems.push(`${at}/name: must be unique ("${r.name}" is used twice)`);
     seen.add(r.name);
     problems.push(...ruleProblems(r, at));
+    const lag = r.lag ?? file.payouts.visibility_lag;
     const plan: PayoutPlan = {
       rule: r.name,
       initialStatus: r.initial_status ?? file.payouts.initial_status ?? 'Pending',
       steps: r.timeline ? steps(r.timeline) : steps(file.payouts.default_timeline),
+      ...(lag ? { lagMs: dur(lag) } : {}),
     };
     return { name: r.name, description: r.description ?? '', match: compileMatch(r.match), outcome: compileOutcome(r, plan), chaos: compileChaos(r.webhooks) };
   });
@@ -129,13 +154,22 @@ function compileCheckout(c: ScenarioFile['checkout']): Scenario['checkout'] {
 /** Checks what the schema cannot say, and compiles; every problem names its path. */
 export function compileScenario(file: ScenarioFile, source: string | null): Scenario {
   const rules = compilePayoutRules(file, source);
+  const problems = stepProblems(file.payouts.default_timeline, '/payouts/default_timeline');
+  const faults = compileFaults(file, problems);
+  const outages = compileOutages(file, problems);
+  if (problems.length > 0) throw new ScenarioError(problems.map((p) => `${source ?? 'scenario'}: ${p}`).join('\n'));
   const window = (l: { limit: number; window: string } | undefined, limit: number): RateLimitRule =>
     l ? { limit: l.limit, windowMs: dur(l.window) } : { limit, windowMs: 60_000 };
   return {
     name: file.name,
     source,
     payouts: {
-      defaultPlan: { rule: 'default', initialStatus: file.payouts.initial_status ?? 'Pending', steps: steps(file.payouts.default_timeline) },
+      defaultPlan: {
+        rule: 'default',
+        initialStatus: file.payouts.initial_status ?? 'Pending',
+        steps: steps(file.payouts.default_timeline),
+        ...(file.payouts.visibility_lag ? { lagMs: dur(file.payouts.visibility_lag) } : {}),
+      },
       rules,
     },
     beneficiaries: compileBeneficiaries(file.beneficiaries),
@@ -152,7 +186,11 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
     webhooks: {
       retryScheduleMs: (file.webhooks?.retry_schedule ?? ['10s', '1m', '5m', '30m', '2h']).map(dur),
       timeoutMs: dur(file.webhooks?.timeout ?? '5s'),
+      disableAfterMs: dur(file.webhooks?.disable_after ?? '24h'),
       chaos: { ...NO_CHAOS, ...compileChaos(file.webhooks?.chaos) },
     },
+    faults,
+    chaos: file.chaos ? chaosConfig(file.chaos) : null,
+    outages,
   };
 }

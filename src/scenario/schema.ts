@@ -2,7 +2,7 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { StringEnum } from '../contract/kit.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
-import { CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
+import { CHECKOUT_STATUSES, FAULT_EFFECTS, OPERATION_NAMES, OUTAGE_EFFECTS, PAYMENT_METHODS, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
 const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
 const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
@@ -25,7 +25,10 @@ export const PayoutMatch = Strict({
 });
 
 export const PayoutStep = Strict({
-  after: Duration(),
+  /** After this much time (on the merchant's clock) since the step before; or: */
+  after: Type.Optional(Duration()),
+  /** on the N-th status check of the payout since the step before (a poll-driven transition). */
+  after_polls: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   status: StringEnum(PAYOUT_STATUSES),
   bank_res_msg: Type.Optional(Type.String({ maxLength: 200 })),
 });
@@ -50,6 +53,10 @@ export const WebhookChaos = Strict({
   delay: Type.Optional(Duration()),
   /** Share (0–1) of deliveries signed with a wrong key. */
   wrong_signature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  /** Share (0–1) of deliveries whose first answered request is sent again 10 minutes later, byte for byte (a captured request replayed). */
+  replay: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+  /** Share (0–1) of deliveries whose first attempt is signed correctly with a timestamp over 10 minutes old. */
+  stale_timestamp: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
 
 export const PayoutRule = Strict({
@@ -60,8 +67,52 @@ export const PayoutRule = Strict({
   initial_status: Type.Optional(StringEnum(['NEW', 'Pending'] as const)),
   timeline: Type.Optional(Type.Array(PayoutStep)),
   fault: Type.Optional(Fault),
+  /** The payout is invisible to the status check for this long after initialize (read-after-write lag). */
+  lag: Type.Optional(Duration()),
   /** Webhook chaos for the payouts this rule decides (over the scenario's own). */
   webhooks: Type.Optional(WebhookChaos),
+});
+
+const OperationNames = Type.Union([StringEnum(OPERATION_NAMES), Type.Array(StringEnum(OPERATION_NAMES), { minItems: 1 })]);
+
+/** A fault of an operation: which calls (operation, fields of its input), what happens, how often. */
+export const OperationFaultRule = Strict({
+  name: Type.String({ minLength: 1 }),
+  description: Type.Optional(Type.String()),
+  operation: OperationNames,
+  /** Fields of the operation's input (dotted for a nested one: `pan.pan_number`), each equal; a value ending in `*` is a prefix. */
+  match: Type.Optional(Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.String(), Type.Number(), Type.Boolean()]))),
+  effect: StringEnum(FAULT_EFFECTS),
+  /** Only the first N matching calls (of each merchant) fail; the others succeed. */
+  times: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** `hold`: how long, on the merchant's clock (default 35s). */
+  hold: Type.Optional(Duration()),
+  /** `delay`: a real delay, at most 2 s: one duration, or a range drawn from uniformly (seeded). */
+  delay: Type.Optional(Type.Union([Duration(), Strict({ min: Duration(), max: Duration() })])),
+  /** `unavailable_503`: the Retry-After given (default 5s). */
+  retry_after: Type.Optional(Duration()),
+});
+
+/** The effects chaos draws from. */
+export const CHAOS_MODES = ['error_500', 'unavailable_503', 'drop', 'delay'] as const;
+
+/** Seeded chaos: `percent` of the calls of `operations` fail, each with one of `modes`. */
+export const ChaosSettings = Strict({
+  percent: Type.Number({ minimum: 0, maximum: 100 }),
+  modes: Type.Optional(Type.Array(StringEnum(CHAOS_MODES), { minItems: 1 })),
+  operations: Type.Optional(Type.Array(StringEnum(OPERATION_NAMES), { minItems: 1 })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 32 - 1 })),
+});
+
+/** A bank outage window: payouts to an IFSC prefix (and payment method) refused, held or Unknown while it lasts. */
+export const OutageWindow = Strict({
+  name: Type.Optional(Type.String({ minLength: 1 })),
+  bank: Type.String({ pattern: '^[A-Z]{4}$', description: "the IFSC's first four letters, e.g. HDFC" }),
+  payment_method: Type.Optional(StringEnum(PAYMENT_METHODS)),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+  for: Type.Optional(Duration()),
+  effect: StringEnum(OUTAGE_EFFECTS),
 });
 
 const CheckoutStep = Strict({ after: Duration(), status: StringEnum(CHECKOUT_STATUSES) });
@@ -75,8 +126,16 @@ export const ScenarioSchema = Strict({
   payouts: Strict({
     initial_status: Type.Optional(StringEnum(['NEW', 'Pending'] as const)),
     default_timeline: Type.Array(PayoutStep),
+    /** Every new payout is invisible to the status check for this long (a rule's `lag` wins). */
+    visibility_lag: Type.Optional(Duration()),
     rules: Type.Optional(Type.Array(PayoutRule)),
   }),
+  /** Faults of any operation of the emulated API (see operation-faults.ts). */
+  faults: Type.Optional(Type.Array(OperationFaultRule)),
+  /** Seeded chaos for every merchant without chaos of its own. */
+  chaos: Type.Optional(ChaosSettings),
+  /** Bank outage windows. */
+  outages: Type.Optional(Type.Array(OutageWindow)),
   beneficiaries: Type.Optional(
     Strict({
       activation_delay: Duration(),
@@ -132,6 +191,8 @@ export const ScenarioSchema = Strict({
     Strict({
       retry_schedule: Type.Optional(Type.Array(Duration(), { maxItems: 20 })),
       timeout: Type.Optional(Duration()),
+      /** An endpoint whose genuine deliveries kept failing this long (the merchant's clock) with none succeeding is disabled. */
+      disable_after: Type.Optional(Duration()),
       chaos: Type.Optional(WebhookChaos),
     }),
   ),

@@ -1,6 +1,6 @@
 import type { ErrorCode } from '../errors.js';
 import type { Paise } from '../money.js';
-import type { CheckoutStatus, PaymentMethod, PayoutStatus, VerificationType } from '../vocab.js';
+import type { CheckoutStatus, FaultEffect, OperationName, OutageEffect, PaymentMethod, PayoutStatus, VerificationType } from '../vocab.js';
 
 /** The compiled scenario: what the domain reads to decide outcomes, timelines and faults. */
 
@@ -12,6 +12,8 @@ export interface RateLimitRule {
 
 export interface TimelineStep {
   afterMs: number;
+  /** A poll-driven step: taken on this many status checks since the step before (`afterMs` unused). */
+  afterPolls?: number;
   status: PayoutStatus;
   bank_res_msg?: string;
 }
@@ -21,6 +23,8 @@ export interface PayoutPlan {
   rule: string;
   initialStatus: 'NEW' | 'Pending';
   steps: TimelineStep[];
+  /** Read-after-write lag: invisible to the status check for this long after initialize. */
+  lagMs?: number;
 }
 
 export interface FaultSpec {
@@ -65,9 +69,13 @@ export interface WebhookChaos {
   reorder: boolean;
   delayMs: number;
   wrongSignature: number;
+  /** Share of deliveries whose first answered request is sent again later, unchanged. */
+  replay: number;
+  /** Share of deliveries whose first attempt carries a timestamp over 10 minutes old. */
+  staleTimestamp: number;
 }
 
-export const NO_CHAOS: WebhookChaos = { duplicate: 0, reorder: false, delayMs: 0, wrongSignature: 0 };
+export const NO_CHAOS: WebhookChaos = { duplicate: 0, reorder: false, delayMs: 0, wrongSignature: 0, replay: 0, staleTimestamp: 0 };
 
 export interface CheckoutStep {
   afterMs: number;
@@ -89,7 +97,52 @@ export interface Scenario {
   };
   verification: { invalid: Record<VerificationType, ReadonlySet<string>> };
   limits: { status_check: RateLimitRule; balance_check: RateLimitRule };
-  webhooks: { retryScheduleMs: number[]; timeoutMs: number; chaos: WebhookChaos };
+  webhooks: {
+    retryScheduleMs: number[];
+    timeoutMs: number;
+    /** An endpoint failing this long (genuine attempts, none succeeding; the merchant's clock) is disabled. */
+    disableAfterMs: number;
+    chaos: WebhookChaos;
+  };
+  /** Faults of any operation, in file order (the first that matches a call decides). */
+  faults: OperationFault[];
+  /** The chaos of every merchant without its own; null: none. */
+  chaos: ChaosConfig | null;
+  /** Bank outage windows of the scenario (the control API adds more, in the state). */
+  outages: OutageConfig[];
+}
+
+/** An operation fault, compiled. */
+export interface OperationFault {
+  name: string;
+  description: string;
+  operations: ReadonlySet<OperationName>;
+  /** Field path → value; a string ending in `*` a prefix. */
+  match: Array<[path: string[], value: string]>;
+  effect: FaultEffect;
+  times: number | null;
+  holdMs: number;
+  delay: { minMs: number; maxMs: number };
+  retryAfterS: number;
+}
+
+/** Seeded chaos, as set through the control API or a scenario. */
+export interface ChaosConfig {
+  percent: number;
+  modes: FaultEffect[];
+  operations: OperationName[];
+  seed: number;
+}
+
+/** A bank outage window (times in ms since the epoch; open ends as ±Infinity in memory, null in JSON). */
+export interface OutageConfig {
+  id: string;
+  bank: string;
+  payment_method: PaymentMethod | null;
+  from: number | null;
+  to: number | null;
+  effect: OutageEffect;
+  merchant_id: string | null;
 }
 
 export class ScenarioError extends Error {}

@@ -103,7 +103,8 @@ export class Scheduler {
   }
 
   cancel(id: string | null | undefined): void {
-    if (!id) return;
+    // Not a due item (already run, or a step that waits for status checks): nothing to cancel.
+    if (!id || !Object.hasOwn(this.getState().scheduler.items, id)) return;
     delete this.getState().scheduler.items[id];
     this.store.changed('due_items', id);
   }

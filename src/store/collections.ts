@@ -17,6 +17,11 @@ export const COLLECTIONS = {
   coverage: (s: State) => (s.coverage ??= {}),
   merchant_clocks: (s: State) => (s.merchant_clocks ??= {}),
   origins: (s: State) => (s.origins ??= {}),
+  webhook_endpoints: (s: State) => (s.webhook_endpoints ??= {}),
+  fault_counts: (s: State) => (s.fault_counts ??= {}),
+  chaos: (s: State) => (s.chaos ??= {}),
+  outages: (s: State) => (s.outages ??= {}),
+  review_facts: (s: State) => (s.review_facts ??= {}),
 } satisfies Record<string, (s: State) => Record<string, unknown>>;
 
 export type Collection = keyof typeof COLLECTIONS;

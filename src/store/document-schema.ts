@@ -33,6 +33,10 @@ const DocumentSchema = Type.Object({
   coverage: Type.Optional(records(records(Type.Number()))),
   merchant_clocks: Type.Optional(records()),
   origins: Type.Optional(records()),
+  fault_counts: Type.Optional(records(records(Type.Number()))),
+  chaos: Type.Optional(records()),
+  outages: Type.Optional(records()),
+  review_facts: Type.Optional(records()),
 });
 
 let checker: ReturnType<typeof TypeCompiler.Compile<typeof DocumentSchema>> | null = null;

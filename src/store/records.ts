@@ -1,9 +1,28 @@
 import type { Paise } from '../money.js';
-import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
+import type {
+  AccountStatus,
+  ApiVersion,
+  BeneficiaryStatus,
+  CheckoutStatus,
+  OperationName,
+  PaymentMethod,
+  PayoutStatus,
+  Purpose,
+  VerificationType,
+} from '../vocab.js';
 
 /** The records the state keeps (see State). */
 
-export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed';
+/** `undelivered`: stored while the merchant's endpoint was disabled (sent by a replay, never on its own). */
+export type DeliveryState = 'pending' | 'held' | 'delivered' | 'failed' | 'undelivered';
+
+/**
+ * What an attempt was, so an integration review can judge the receiver's answer: `genuine` (and
+ * `duplicate`, a second copy) should be acknowledged; `forged` (a wrong key), `stale` (a timestamp
+ * over 10 minutes old) and `replay` (a captured request sent again) should be refused or, for a
+ * replay seen before, acknowledged without acting twice; `probe`: a receiver probe's request.
+ */
+export type AttemptKind = 'genuine' | 'forged' | 'stale' | 'replay' | 'duplicate' | 'probe';
 
 export interface DeliveryAttempt {
   n: number;
@@ -14,6 +33,10 @@ export interface DeliveryAttempt {
   error: string | null;
   latency_ms: number;
   signature_valid: boolean;
+  /** What this attempt was (absent in older files: `forged` when the signature was wrong, else `genuine`). */
+  kind?: AttemptKind;
+  /** The X-Sandbox-Timestamp it carried: unix seconds, real time (absent in older files). */
+  timestamp?: number;
 }
 
 export interface WebhookDelivery {
@@ -32,6 +55,16 @@ export interface WebhookDelivery {
   duplicate_of: string | null;
   /** Chaos: held and sent after later deliveries of its payout (reorder). */
   reordered?: boolean;
+  /** What the delivery is (absent in older files: from `wrong_signature` and `duplicate_of`); its attempts say what each was. */
+  kind?: AttemptKind;
+  /** Chaos stale_timestamp: its first attempt is signed correctly with a timestamp over 10 minutes old. */
+  stale_timestamp?: boolean;
+  /** Chaos replay: a captured copy of this delivery's first answered attempt is to be sent again later. */
+  replay_planned?: boolean;
+  /** Chaos replay: the delivery whose captured request this one sends again (its exact bytes and headers). */
+  replay_of?: string | null;
+  /** Chaos replay: the captured request's headers, sent unchanged (delivery id, attempt, timestamp, signatures). */
+  captured_headers?: Record<string, string> | null;
   state: DeliveryState;
   attempts: DeliveryAttempt[];
   /** The due item of the next attempt, if one is scheduled (its `due` is when). */
@@ -65,6 +98,10 @@ export interface Merchant {
   per_transaction_limit: Paise;
   webhook_url: string | null;
   webhook_version: ApiVersion | null;
+  /** The key webhook deliveries are signed with; absent until the first rotation: the API secret. */
+  webhook_secret?: string;
+  /** The secret in force before the last rotation, still signing until `expires_at` (the merchant's clock). */
+  previous_webhook_secret?: { secret: string; expires_at: number } | null;
   /** Commission per verification type, in paise; tax on it at `tax_rate_percent`. */
   verification_charges: Record<VerificationType, Paise>;
 }
@@ -144,8 +181,16 @@ export interface Payout {
    * (3003.01: HTTP 500; 3003.02: held; 3003.04: dropped); absent or null: answered 200.
    */
   initialize_fault?: { type: 'error' | 'delay' | 'drop'; http_code: number | null; message: string | null } | null;
-  /** The due item of the next scripted step, if any. */
+  /** The due item of the next scripted step, if any (`POLL_STEP` when it waits for status checks). */
   next_step: string | null;
+  /** Read-after-write lag: the status check does not find it before this time (its merchant's clock). */
+  visible_at?: number;
+  /** A poll-driven next step: taken on the `after_polls`-th status check counted in `polls`. */
+  poll_step?: {
+    step: { status: PayoutStatus; bank_res_msg?: string; afterPolls: number };
+    rest: Array<{ afterMs: number; afterPolls?: number; status: PayoutStatus; bank_res_msg?: string }>;
+    polls: number;
+  } | null;
 }
 
 export interface Address {
@@ -199,4 +244,44 @@ export interface AadhaarOtpRequest {
   verification_id: string;
   aadhaar_number: string;
   expires_at: number;
+}
+
+/**
+ * What the integration review knows of one request of a merchant to the emulated API: the few
+ * things its rules need, recorded as the request ends (see observe/review). Times are the merchant's
+ * clock (ms); money in paise.
+ */
+export interface ReviewFact {
+  /** `<merchant_id>/<seq>`. */
+  id: string;
+  merchant_id: string;
+  seq: number;
+  at: number;
+  op: OperationName;
+  /** The request's X-Request-Id: the evidence a finding names. */
+  request_id: string;
+  /** The HTTP status answered; null: no answer (the connection closed, dropped, or the client gave up). */
+  status: number | null;
+  /** The envelope-B code of a refusal (INSUFFICIENT_BALANCE, …). */
+  code?: string;
+  /** The rule that decided the answer (a scenario rule, a fault rule, `chaos:…`, `outage:…`). */
+  rule?: string;
+  /** A transport fault answered it: a 5xx, a drop, an answer held past client time-outs. */
+  transport?: 'error' | 'drop' | 'held';
+  /** Initialize: the payout made (if one was), and what was asked. */
+  ref_id?: string;
+  client_ref_id?: string;
+  /** Initialize: to whom — `bene:<id>` or `<account number>@<IFSC>`. */
+  payee?: string;
+  amount?: number;
+  /** Initialize by beneficiary id: the beneficiary's status when it was asked. */
+  bene_status?: string;
+  /** Status check: the payout status answered. */
+  payout_status?: string;
+  /** Status check: asked by `ref_id` or by `client_ref_id` (the id given). */
+  asked?: string;
+  /** A 429 or 503: the Retry-After given, in seconds. */
+  retry_after?: number;
+  /** What a repeat of this request is, for Retry-After: the operation and its key (account, payout id). */
+  key?: string;
 }

@@ -12,6 +12,8 @@ const PER_MERCHANT = [
   'aadhaar_otps',
   'webhook_deliveries',
   'due_items',
+  'webhook_endpoints',
+  'review_facts',
 ] as const satisfies readonly Collection[];
 
 /** Whose a due item of an older file (without `merchant_id`) is: the owner of what it is about. */
@@ -49,6 +51,8 @@ export function sliceOf(state: State, merchantId: string): MerchantSlice {
     merchant: state.merchants[merchantId],
     clock: state.merchant_clocks?.[merchantId] ?? null,
     coverage: state.coverage?.[merchantId] ?? {},
+    fault_counts: state.fault_counts?.[merchantId] ?? {},
+    chaos: state.chaos?.[merchantId] ?? null,
   }) as MerchantSlice;
 }
 
@@ -57,7 +61,7 @@ export function takenIds(state: State, slice: MerchantSlice): string[] {
   const id = slice.merchant.merchant_id;
   return PER_MERCHANT.flatMap((c) => {
     const all = COLLECTIONS[c](state) as Record<string, { merchant_id?: string }>;
-    return Object.keys(slice[c]).filter((key) => all[key] !== undefined && all[key].merchant_id !== id);
+    return Object.keys(slice[c] ?? {}).filter((key) => all[key] !== undefined && all[key].merchant_id !== id);
   });
 }
 
@@ -71,10 +75,13 @@ export function putSlice(repo: Repo, source: MerchantSlice): void {
   const id = slice.merchant.merchant_id;
   for (const c of PER_MERCHANT) {
     for (const key of Object.keys(owned(repo.state, c, id))) repo.remove(c, key);
-    for (const [key, r] of Object.entries(slice[c])) repo.put(c, key, r);
+    for (const [key, r] of Object.entries(slice[c] ?? {})) repo.put(c, key, r);
   }
   repo.put('merchants', id, slice.merchant);
   repo.put('coverage', id, slice.coverage);
   if (slice.clock) repo.put('merchant_clocks', id, slice.clock);
   else repo.remove('merchant_clocks', id);
+  repo.put('fault_counts', id, slice.fault_counts ?? {});
+  if (slice.chaos) repo.put('chaos', id, slice.chaos);
+  else repo.remove('chaos', id);
 }

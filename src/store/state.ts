@@ -1,8 +1,31 @@
-import type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType } from '../vocab.js';
+import type {
+  AccountStatus,
+  ApiVersion,
+  BeneficiaryStatus,
+  CheckoutStatus,
+  FaultEffect,
+  OperationName,
+  OutageEffect,
+  PaymentMethod,
+  PayoutStatus,
+  Purpose,
+  VerificationType,
+} from '../vocab.js';
 
 export type { AccountStatus, ApiVersion, BeneficiaryStatus, CheckoutStatus, PaymentMethod, PayoutStatus, Purpose, VerificationType };
 
-import type { AadhaarOtpRequest, Account, Beneficiary, CheckoutTransaction, DueItem, Merchant, Payout, Verification, WebhookDelivery } from './records.js';
+import type {
+  AadhaarOtpRequest,
+  Account,
+  Beneficiary,
+  CheckoutTransaction,
+  DueItem,
+  Merchant,
+  Payout,
+  ReviewFact,
+  Verification,
+  WebhookDelivery,
+} from './records.js';
 
 export * from './records.js';
 
@@ -32,6 +55,70 @@ export interface State {
   merchant_clocks?: Record<string, MerchantClock>;
   /** Each merchant's records as they were at its creation: what a merchant's reset goes back to. */
   origins?: Record<string, MerchantSlice>;
+  /** Each merchant's webhook endpoint (health, auto-disable, probe runs), by merchant id; absent: enabled, healthy. */
+  webhook_endpoints?: Record<string, WebhookEndpoint>;
+  /** Per merchant: how many calls each operation fault rule (with `times`) has failed so far. */
+  fault_counts?: Record<string, Record<string, number>>;
+  /** Per merchant: its seeded chaos, and how many draws it has made (the same calls give the same faults). */
+  chaos?: Record<string, ChaosState>;
+  /** Bank outage windows made through the control API, by id. */
+  outages?: Record<string, OutageRecord>;
+  /** The integration review's facts, by `<merchant_id>/<seq>`. */
+  review_facts?: Record<string, ReviewFact>;
+}
+
+/** Where a merchant's draws of the scenario's chaos are counted, among its fault counters. */
+export const SANDBOX_CHAOS_DRAWS = '#scenario-chaos-draws';
+
+/** A merchant's chaos: `percent` of the calls of `operations` fail with one of `modes`, drawn from `seed`. */
+export interface ChaosState {
+  percent: number;
+  modes: FaultEffect[];
+  operations: OperationName[];
+  seed: number;
+  /** Draws made so far: the next call's draw is the `draws`-th of the seed's sequence. */
+  draws: number;
+}
+
+/** A bank outage window; `from`/`to` null: open. */
+export interface OutageRecord {
+  id: string;
+  bank: string;
+  payment_method: PaymentMethod | null;
+  from: number | null;
+  to: number | null;
+  effect: OutageEffect;
+  merchant_id: string | null;
+  created_at: number;
+}
+
+/** One check of a receiver probe: what was sent, what a correct receiver answers, what came. */
+export interface ProbeCheck {
+  check: string;
+  expected: string;
+  got: string;
+  passed: boolean;
+  detail: string;
+}
+
+/** One run of the receiver probe against a merchant's endpoint. */
+export interface ProbeRun {
+  /** Sandbox time (the merchant's clock) of the run. */
+  at: number;
+  url: string;
+  ok: boolean;
+  checks: ProbeCheck[];
+}
+
+/** A merchant's webhook endpoint: enabled or disabled (auto-disable), since when it fails, and its last probe runs. */
+export interface WebhookEndpoint {
+  merchant_id: string;
+  state: 'enabled' | 'disabled';
+  /** The first failed genuine attempt since the last successful one (the merchant's clock), or null. */
+  failing_since: number | null;
+  disabled_at: number | null;
+  /** The last probe runs, oldest first (bounded). */
+  probes: ProbeRun[];
 }
 
 /** A merchant's own clock: sandbox time was `start` at the real instant `real_anchor` (`start` is its time, manual). */
@@ -53,9 +140,16 @@ export interface MerchantSlice {
   aadhaar_otps: Record<string, AadhaarOtpRequest>;
   webhook_deliveries: Record<string, WebhookDelivery>;
   due_items: Record<string, DueItem>;
+  /** Absent in slices of older versions. */
+  review_facts?: Record<string, ReviewFact>;
+  /** Its webhook endpoint's state (absent in slices of older versions: enabled). */
+  webhook_endpoints?: Record<string, WebhookEndpoint>;
   /** Null: it follows the sandbox clock. */
   clock: MerchantClock | null;
   coverage: Record<string, number>;
+  /** Its fault counters and chaos (absent in slices of older versions). */
+  fault_counts?: Record<string, number>;
+  chaos?: ChaosState | null;
 }
 
 export function emptyState(): State {

@@ -40,6 +40,11 @@ export interface Store {
   durable(): Promise<void> | null;
   /** A record was added, changed or removed: the next persist writes it. */
   changed(c: Collection, id: string): void;
+  /**
+   * A record no answer has to wait for (the review's facts): written with the next write, or at
+   * the stop, but not a change `durable()` waits for nor one that makes a write of its own.
+   */
+  changedQuietly(c: Collection, id: string): void;
   /** Why changes cannot be written now (they are retried with back-off), or null. */
   readonly failure: StoreWriteError | null;
   /** Called when writing works again after a failure (set by the runtime: due items run again). */
@@ -68,6 +73,7 @@ class MemoryStore implements Store {
   changed(c: Collection): void {
     this.onChanged?.(c);
   }
+  changedQuietly(): void {}
   persist(): Promise<void> {
     return Promise.resolve();
   }
@@ -181,6 +187,10 @@ class FileStore implements Store {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
     this.changeSeq += 1;
     this.onChanged?.(c);
+  }
+
+  changedQuietly(c: Collection, id: string): void {
+    this.dirty.set(`${c}\u0000${id}`, [c, id]);
   }
 
   persist(): Promise<void> {

@@ -1,15 +1,39 @@
-import { performance } from 'node:perf_hooks';
 import type { BehaviourId } from '../behaviours.js';
 import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { DomainContext } from '../domain/context.js';
+import { RequestError } from '../errors.js';
 import { own } from '../own.js';
 import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
-import type { DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
+import type { AttemptKind, DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { type DeliveryFilter, DeliveryIndex } from './delivery-index.js';
-import { deliveryHeaders, describeError, WRONG_KEY } from './signing.js';
+import { Endpoints } from './endpoints.js';
+import { is2xx, post } from './send.js';
+import { deliveryHeaders, merchantKeys, TIMESTAMP_HEADER, unixNow, WRONG_KEYS } from './signing.js';
 import { targetAllowed } from './targets.js';
 
-export { SIGNATURE_HEADER, signBody } from './signing.js';
+export { SIGNATURE_HEADER, SIGNATURE_V2_HEADER, signatureV2, signBody, TIMESTAMP_HEADER, verifySignatureV2 } from './signing.js';
+
+/** Chaos stale_timestamp: how old the first attempt's timestamp is (seconds). */
+export const STALE_AGE_S = 15 * 60;
+
+/** Chaos replay: how long after the captured attempt (sandbox time) it is sent again. */
+export const REPLAY_AFTER_MS = 10 * 60_000;
+
+/** The attempts whose failures say the endpoint is unhealthy: correctly signed, fresh, events of their own. */
+const HEALTH_KINDS: ReadonlySet<AttemptKind> = new Set(['genuine', 'duplicate']);
+
+/** What attempt `n` of a delivery is: a replayed capture, forged, stale (chaos, first attempt only), a duplicate, or genuine. */
+export function attemptKind(d: WebhookDelivery, n: number): AttemptKind {
+  if (d.replay_of) return 'replay';
+  if (d.wrong_signature) return 'forged';
+  if (d.stale_timestamp && n === 1) return 'stale';
+  return d.duplicate_of !== null ? 'duplicate' : 'genuine';
+}
+
+/** What a delivery is, as listed (older records carry no kind). */
+export function deliveryKind(d: WebhookDelivery): AttemptKind {
+  return d.kind ?? attemptKind(d, 1);
+}
 
 export interface OutboxContext extends DomainContext {
   persist(): Promise<void>;
@@ -37,8 +61,11 @@ export class WebhookOutbox {
   /** Set by close(): attempts cut off by it are made again at the next start. */
   private closing = false;
   private readonly index = new DeliveryIndex();
+  /** Each merchant's endpoint: enabled or disabled, failing since, probe runs. */
+  readonly endpoints: Endpoints;
 
   constructor(private readonly ctx: OutboxContext) {
+    this.endpoints = new Endpoints(ctx.repo);
     this.reindex();
   }
 
@@ -83,6 +110,8 @@ export class WebhookOutbox {
     const body: Record<string, unknown> = version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout);
     const chaos = this.chaosFor(payout);
     const now = this.ctx.clocks.now(merchant.merchant_id);
+    // A disabled endpoint gets nothing: new events wait, undelivered, for a replay.
+    const disabled = this.endpoints.disabled(merchant.merchant_id);
     const make = (duplicateOf: string | null): WebhookDelivery => {
       repo.state.webhook_seq += 1;
       const d: WebhookDelivery = {
@@ -95,14 +124,18 @@ export class WebhookOutbox {
         body,
         wrong_signature: this.ctx.random.chance(chaos.wrongSignature),
         duplicate_of: duplicateOf,
-        state: chaos.reorder ? 'held' : 'pending',
+        state: chaos.reorder ? 'held' : disabled ? 'undelivered' : 'pending',
         attempts: [],
         next_attempt: null,
         created_at: now,
       };
+      // Drawn only when their share is set (a share of 0 draws nothing: older seeds give the same runs).
+      if (this.ctx.random.chance(chaos.staleTimestamp)) d.stale_timestamp = true;
+      if (this.ctx.random.chance(chaos.replay)) d.replay_planned = true;
+      d.kind = attemptKind(d, 1);
       this.ctx.repo.put('webhook_deliveries', d.delivery_id, d);
       this.index.add(d);
-      if (!chaos.reorder) this.scheduleAttempt(d, now + chaos.delayMs);
+      if (d.state === 'pending') this.scheduleAttempt(d, now + chaos.delayMs);
       return d;
     };
     const first = make(null);
@@ -117,10 +150,16 @@ export class WebhookOutbox {
       .ofPayout(refId)
       .map((id) => this.deliveries[id])
       .filter((d) => d.state === 'held');
+    const disabled = held.length > 0 && this.endpoints.disabled(held[0].merchant_id);
     for (const d of held.reverse()) {
-      d.state = 'pending';
       d.reordered = true;
-      this.scheduleAttempt(d, at);
+      if (disabled) {
+        d.state = 'undelivered';
+        this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
+      } else {
+        d.state = 'pending';
+        this.scheduleAttempt(d, at);
+      }
     }
   }
 
@@ -133,7 +172,11 @@ export class WebhookOutbox {
 
   /** The scheduler's handler: one attempt, recorded and written when it ends. */
   attempt(item: DueItem): Promise<void> {
-    const p = this.attemptOnce(item);
+    return this.track(this.attemptOnce(item));
+  }
+
+  /** Work that sends (an attempt, a replay run): idle() waits for it. */
+  private track(p: Promise<void>): Promise<void> {
     this.attempts.add(p);
     const done = () => this.attempts.delete(p);
     p.then(done, done);
@@ -146,6 +189,28 @@ export class WebhookOutbox {
     if (!d || d.next_attempt !== item.id) return;
     d.next_attempt = null;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
+    if (this.endpoints.disabled(d.merchant_id)) {
+      this.shelve(d);
+      await this.ctx.persist();
+      return;
+    }
+    await this.send(d);
+  }
+
+  /**
+   * The endpoint is disabled: the delivery waits, undelivered, for a replay (a replayed capture,
+   * which is no event of its own, is dropped: failed without an attempt).
+   */
+  private shelve(d: WebhookDelivery): void {
+    this.ctx.scheduler.cancel(d.next_attempt);
+    d.next_attempt = null;
+    d.state = d.replay_of ? 'failed' : 'undelivered';
+    this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
+    if (d.state === 'failed') this.index.finished(d);
+  }
+
+  /** One attempt of `d` now (it has no attempt scheduled): written first, sent, recorded. */
+  private async send(d: WebhookDelivery): Promise<void> {
     const at = this.ctx.clocks.now(d.merchant_id);
     const before = this.generations.of(d.merchant_id);
     // What a delivery tells goes out only once it is on disk (a restart never takes back what a
@@ -159,57 +224,143 @@ export class WebhookOutbox {
     if (before !== this.generations.of(d.merchant_id) || this.closing) return;
     const merchant = this.ctx.repo.merchant(d.merchant_id);
     const n = d.attempts.length + 1;
+    const kind = attemptKind(d, n);
     const { timeoutMs } = this.ctx.scenario().webhooks;
     const raw = JSON.stringify(d.body);
+    // A replayed capture goes out exactly as it was (its delivery id, attempt, timestamp and signatures).
+    const headers =
+      kind === 'replay' && d.captured_headers
+        ? d.captured_headers
+        : deliveryHeaders(
+            d.delivery_id,
+            n,
+            raw,
+            kind === 'forged' || !merchant ? WRONG_KEYS : merchantKeys(merchant, at),
+            unixNow() - (kind === 'stale' ? STALE_AGE_S : 0),
+          );
     const controller = new AbortController();
     this.inFlight.set(controller, d.merchant_id);
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
-    const started = performance.now();
     const generation = this.generations.of(d.merchant_id);
-    let status: number | null = null;
-    let error: string | null = null;
-    try {
-      if (!targetAllowed(d.target_url, this.ctx.allow)) throw new Error(`target not allowed by --webhook-allow: ${new URL(d.target_url).host}`);
-      const res = await fetch(d.target_url, {
-        method: 'POST',
-        body: raw,
-        redirect: 'manual',
-        signal: controller.signal,
-        headers: deliveryHeaders(d, n, raw, d.wrong_signature ? WRONG_KEY : (merchant?.api_secret ?? WRONG_KEY)),
-      });
-      status = res.status;
-      await res.body?.cancel().catch(() => undefined);
-    } catch (err) {
-      // Shutting down (resumed at the next start), or the state was replaced under it.
-      if (controller.signal.aborted && (this.closing || generation !== this.generations.of(d.merchant_id))) return;
-      error = describeError(controller.signal.aborted ? controller.signal.reason : err);
-    } finally {
-      clearTimeout(timer);
-      this.inFlight.delete(controller);
-    }
+    const sent = targetAllowed(d.target_url, this.ctx.allow)
+      ? await post(d.target_url, raw, headers, timeoutMs, controller)
+      : { status: null, error: `target not allowed by --webhook-allow: ${hostOf(d.target_url)}`, latency_ms: 0 };
+    this.inFlight.delete(controller);
+    // Shutting down (resumed at the next start), or the state was replaced under it.
+    if (controller.signal.aborted && this.closing) return;
     if (generation !== this.generations.of(d.merchant_id)) return;
-    await this.recordAttempt(d, { n, at, status, error, latency_ms: Math.round(performance.now() - started), signature_valid: !d.wrong_signature });
+    const attempt: DeliveryAttempt = { n, at, ...sent, signature_valid: !d.wrong_signature, kind, timestamp: Number(headers[TIMESTAMP_HEADER]) };
+    await this.recordAttempt(d, attempt, headers);
   }
 
-  /** An attempt's result: delivered, retried on the scenario's schedule, or failed; written. */
-  private async recordAttempt(d: WebhookDelivery, attempt: DeliveryAttempt): Promise<void> {
+  /**
+   * An attempt's result: delivered, retried on the scenario's schedule, or failed (a replayed
+   * capture is sent once); the endpoint's health told; written.
+   */
+  private async recordAttempt(d: WebhookDelivery, attempt: DeliveryAttempt, headers: Record<string, string>): Promise<void> {
     const { n, at, status, error } = attempt;
-    const { retryScheduleMs } = this.ctx.scenario().webhooks;
+    const { retryScheduleMs, disableAfterMs } = this.ctx.scenario().webhooks;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
     d.attempts.push(attempt);
-    for (const id of deliveryBehaviours(d, n)) this.ctx.events.behaviour(d.merchant_id, id);
-    if (status !== null && status >= 200 && status < 300) {
+    for (const id of deliveryBehaviours(d, attempt)) this.ctx.events.behaviour(d.merchant_id, id);
+    if (HEALTH_KINDS.has(attempt.kind ?? 'genuine')) {
+      if (is2xx(status)) this.endpoints.succeeded(d.merchant_id);
+      else if (this.endpoints.failed(d.merchant_id, at, disableAfterMs)) this.disable(d.merchant_id);
+    }
+    if (is2xx(status)) {
       d.state = 'delivered';
+    } else if (d.replay_of) {
+      d.state = 'failed';
+    } else if (this.endpoints.disabled(d.merchant_id)) {
+      d.state = 'undelivered';
     } else if (n <= retryScheduleMs.length) {
       d.state = 'pending';
       this.scheduleAttempt(d, at + retryScheduleMs[n - 1]);
     } else {
       d.state = 'failed';
     }
-    this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error }, 'webhook attempt');
-    if (d.state !== 'pending') {
+    // Chaos replay: the first request that got an answer is the captured one.
+    if (d.replay_planned && status !== null) this.planReplay(d, headers, at);
+    this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error, kind: attempt.kind }, 'webhook attempt');
+    if (d.state === 'delivered' || d.state === 'failed') {
       this.index.finished(d);
       this.retain(d.merchant_id);
+    }
+    await this.ctx.persist();
+  }
+
+  /** Chaos replay: a copy of `d`'s captured request (same bytes and headers), sent once, REPLAY_AFTER_MS later. */
+  private planReplay(d: WebhookDelivery, headers: Record<string, string>, at: number): void {
+    delete d.replay_planned;
+    this.ctx.repo.state.webhook_seq += 1;
+    const r: WebhookDelivery = {
+      delivery_id: `whd_${String(this.ctx.repo.state.webhook_seq).padStart(8, '0')}`,
+      merchant_id: d.merchant_id,
+      ref_id: d.ref_id,
+      event_status: d.event_status,
+      version: d.version,
+      target_url: d.target_url,
+      body: d.body,
+      wrong_signature: d.wrong_signature,
+      duplicate_of: null,
+      kind: 'replay',
+      replay_of: d.delivery_id,
+      captured_headers: { ...headers },
+      state: 'pending',
+      attempts: [],
+      next_attempt: null,
+      created_at: at,
+    };
+    this.ctx.repo.put('webhook_deliveries', r.delivery_id, r);
+    this.index.add(r);
+    this.scheduleAttempt(r, at + REPLAY_AFTER_MS);
+  }
+
+  /** The endpoint was just disabled: no more attempts; what was still to be sent waits, undelivered, for a replay. */
+  private disable(merchantId: string): void {
+    this.ctx.events.behaviour(merchantId, 'webhook.disabled');
+    this.ctx.logger.info({ merchant: merchantId }, 'webhook endpoint disabled: its deliveries kept failing');
+    for (const d of Object.values(this.deliveries)) {
+      if (d.merchant_id === merchantId && d.state === 'pending') this.shelve(d);
+    }
+  }
+
+  /**
+   * Sends every never-acknowledged delivery of the merchant created within [from, to] (sandbox
+   * time), oldest first, one at a time, and enables its endpoint again. Replayed captures (chaos)
+   * are not events of their own and are left out; acknowledged ones are never sent again. The
+   * number of deliveries it sends; they go out after this returns (idle() waits for them).
+   */
+  replayEndpoint(merchantId: string, from: number, to: number): number {
+    const due = Object.values(this.deliveries)
+      .filter((d) => d.merchant_id === merchantId && !d.replay_of && (d.state === 'pending' || d.state === 'failed' || d.state === 'undelivered'))
+      .filter((d) => d.created_at >= from && d.created_at <= to)
+      .sort((a, b) => a.created_at - b.created_at || a.delivery_id.localeCompare(b.delivery_id));
+    for (const d of due) {
+      this.ctx.scheduler.cancel(d.next_attempt);
+      d.next_attempt = null;
+      d.state = 'pending';
+      this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
+    }
+    this.endpoints.enable(merchantId);
+    if (due.length > 0)
+      void this.track(
+        this.replayRun(
+          merchantId,
+          due.map((d) => d.delivery_id),
+        ),
+      );
+    return due.length;
+  }
+
+  /** A replay's sends, one after another (each waits for the one before); a stop or a replaced state ends it (resume() sends the rest). */
+  private async replayRun(merchantId: string, ids: string[]): Promise<void> {
+    const generation = this.generations.of(merchantId);
+    for (const id of ids) {
+      if (this.closing || generation !== this.generations.of(merchantId)) return;
+      const d = own(this.deliveries, id);
+      if (d?.state !== 'pending' || d.next_attempt !== null) continue;
+      if (this.endpoints.disabled(merchantId)) this.shelve(d);
+      else await this.send(d).catch((err: unknown) => this.ctx.logger.error({ err, delivery: id }, 'a replayed delivery failed'));
     }
     await this.ctx.persist();
   }
@@ -254,24 +405,40 @@ export class WebhookOutbox {
     return d.next_attempt === null ? null : (own(this.ctx.repo.state.scheduler.items, d.next_attempt)?.due ?? null);
   }
 
-  /** Sends a delivery again now, whatever its state: the only way an acknowledged one is resent. */
+  /** Sends a delivery again now, whatever its state: the only way an acknowledged one is resent (409 while its endpoint is disabled). */
   redeliver(id: string): WebhookDelivery | undefined {
     const d = own(this.deliveries, id);
     if (!d) return undefined;
+    if (this.endpoints.disabled(d.merchant_id)) {
+      throw new RequestError(
+        409,
+        `Merchant ${d.merchant_id}'s webhook endpoint is disabled: POST /__sandbox/merchants/${d.merchant_id}/webhooks/replay sends what it missed and enables it again.`,
+      );
+    }
     d.state = 'pending';
     this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
     return d;
   }
 }
 
-/** The behaviours attempt `n` of a delivery showed the merchant's endpoint (behaviour coverage ids). */
-function deliveryBehaviours(d: WebhookDelivery, n: number): BehaviourId[] {
+/** The behaviours an attempt of a delivery showed the merchant's endpoint (behaviour coverage ids). */
+function deliveryBehaviours(d: WebhookDelivery, attempt: DeliveryAttempt): BehaviourId[] {
   const ids: BehaviourId[] = [`webhook.${d.version}`];
-  if (n > 1) ids.push('webhook.retry');
+  if (attempt.n > 1) ids.push('webhook.retry');
   if (d.duplicate_of !== null) ids.push('webhook.duplicate');
   if (d.wrong_signature) ids.push('webhook.bad_signature');
   if (d.reordered) ids.push('webhook.reorder');
+  if (attempt.kind === 'replay') ids.push('webhook.replay');
+  if (attempt.kind === 'stale') ids.push('webhook.stale_timestamp');
   return ids;
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
 }
 
 /** Generations of the state, whole and per merchant: an attempt records its result only if its own has not changed. */

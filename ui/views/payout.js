@@ -33,8 +33,8 @@ function Delivery({ d, onRedeliver }) {
   return html`<div class="card" data-testid="delivery">
     <div class="bar"><strong>${d.delivery_id}</strong> <${Status} s=${d.state} /> <span class="muted">${d.event_status} · ${d.version} · ${d.target_url}</span>
       <button onClick=${onRedeliver}>Redeliver</button></div>
-    <div class="scroll"><table><thead><tr><th>#</th><th>at</th><th>HTTP</th><th>error</th><th class="num">latency</th><th>signature</th></tr></thead><tbody>
-      ${d.attempts.map((a) => html`<tr data-testid="attempt"><td>${a.n}</td><td><${When} at=${a.at} /></td><td>${a.status ?? '—'}</td><td>${a.error ?? ''}</td><td class="num">${a.latency_ms} ms</td><td>${a.signature_valid ? 'valid' : 'wrong (chaos)'}</td></tr>`)}
+    <div class="scroll"><table><thead><tr><th>#</th><th>at</th><th>HTTP</th><th>error</th><th class="num">latency</th><th>signature</th><th>kind</th></tr></thead><tbody>
+      ${d.attempts.map((a) => html`<tr data-testid="attempt"><td>${a.n}</td><td><${When} at=${a.at} /></td><td>${a.status ?? '—'}</td><td>${a.error ?? ''}</td><td class="num">${a.latency_ms} ms</td><td>${a.signature_valid ? 'valid' : 'wrong (chaos)'}</td><td>${a.kind ?? 'genuine'}</td></tr>`)}
     </tbody></table></div>
     ${d.next_attempt_at && html`<p class="muted">Next attempt <${When} at=${d.next_attempt_at} /></p>`}
     <details><summary>Body sent</summary><pre>${JSON.stringify(d.body, null, 2)}</pre></details>
@@ -63,7 +63,10 @@ export function View({ client, route, go, version, refresh, onError }) {
     <h3>Timeline</h3>
     <div class="scroll"><table><thead><tr><th>status</th><th>at</th><th>message</th><th></th></tr></thead><tbody>
       ${p.timeline.taken.map((s) => html`<tr><td><${Status} s=${s.status} /></td><td><${When} at=${s.at} /></td><td>${s.bank_res_msg}</td><td class="muted">taken</td></tr>`)}
-      ${p.timeline.scheduled.map((s) => html`<tr><td><${Status} s=${s.status} /></td><td><${When} at=${s.at} /></td><td>${s.bank_res_msg ?? ''}</td><td class="muted">scheduled (${p.rule})</td></tr>`)}
+      ${p.timeline.scheduled.map(
+        (s) =>
+          html`<tr><td><${Status} s=${s.status} /></td><td>${s.at ? html`<${When} at=${s.at} />` : `on status check ${s.after_polls} (${s.polls} so far)`}</td><td>${s.bank_res_msg ?? ''}</td><td class="muted">scheduled (${p.rule})</td></tr>`,
+      )}
     </tbody></table></div>
     <h3>Webhook deliveries</h3>
     ${p.deliveries.length === 0 && html`<p class="muted">None (no webhook URL, or no status change yet).</p>`}

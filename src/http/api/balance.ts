@@ -13,7 +13,7 @@ export function balanceHandlers(sb: Sandbox): OperationHandlers {
     return { merchantId: merchant.merchant_id, id: input.account_no };
   });
   return {
-    balanceCheck: {
+    getBalance: {
       before: limit ? [limit] : [],
       handle: ({ res, merchant, input }: Call<BalanceRequest>) => {
         const account = ownAccount(sb.repo, merchant, input.account_no, 'account no');

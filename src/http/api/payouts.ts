@@ -2,6 +2,7 @@ import type { Sandbox } from '../../admin/sandbox.js';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { initializeResult, statusCheckBody } from '../../contract/records.js';
 import type { InitializePayoutRequest, PayoutStatusRequest } from '../../contract/schemas.js';
+import { noteStatusCheck } from '../../domain/lifecycle.js';
 import { foundPayout, initializePayout, lookupPayout } from '../../domain/payouts.js';
 import { MESSAGES, RequestError } from '../../errors.js';
 import { toPaise } from '../../money.js';
@@ -24,7 +25,10 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
         req.socket.destroy();
         return;
       }
-      if (fault?.type === 'delay') await sb.scheduler.wait(fault.delayMs, merchant.merchant_id);
+      if (fault?.type === 'delay') {
+        res.locals.held = true;
+        await sb.scheduler.wait(fault.delayMs, merchant.merchant_id);
+      }
       sendSuccess(res, MESSAGES.payoutPending, initializeResult(payout));
     },
   };
@@ -59,11 +63,18 @@ function statusCheck(sb: Sandbox): OperationHandler<PayoutStatusRequest> {
     handle: (call) => {
       const payout = foundPayout(payoutOf(call as StatusCall));
       call.res.locals.refId = payout.ref_id;
+      // A poll-driven step moves on this check: written, and its webhook sent, before the answer.
+      if (noteStatusCheck(sb, payout)) {
+        return sb.repo.persist().then(() => {
+          sb.scheduler.runDue().catch((err: unknown) => sb.logger.error({ err }, 'running due items failed'));
+          sendJson(call.res, 200, statusJson(payout));
+        });
+      }
       sendJson(call.res, 200, statusJson(payout));
     },
   };
 }
 
 export function payoutHandlers(sb: Sandbox): OperationHandlers {
-  return { initializePayoutV1: initialize(sb, 'v1'), initializePayoutV2: initialize(sb, 'v2'), payoutStatus: statusCheck(sb) };
+  return { initializePayoutV1: initialize(sb, 'v1'), initializePayoutV2: initialize(sb, 'v2'), getPayoutStatus: statusCheck(sb) };
 }

@@ -14,4 +14,4 @@ export interface RouteDoc {
 }
 
 /** One control route: where, what it is, and what it does (through the Admin). */
-export type Route = [method: 'get' | 'post' | 'put' | 'patch', path: string, doc: RouteDoc, handle: (req: Request) => Answer | Promise<Answer>];
+export type Route = [method: 'get' | 'post' | 'put' | 'patch' | 'delete', path: string, doc: RouteDoc, handle: (req: Request) => Answer | Promise<Answer>];

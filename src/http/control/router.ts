@@ -1,5 +1,6 @@
 import { type NextFunction, type Request, type RequestHandler, type Response, Router } from 'express';
 import { type Admin, TransitionRefused } from '../../admin/admin.js';
+import { ChaosBody, OutageBody } from '../../admin/failure-admin.js';
 import * as inputs from '../../admin/inputs.js';
 import { parse } from '../../admin/inputs.js';
 import type { Sandbox } from '../../admin/sandbox.js';
@@ -9,12 +10,14 @@ import { openApiDocument } from '../../contract/openapi.js';
 import { RequestError } from '../../errors.js';
 import { type CoverageGroup, coverageGroupOf } from '../../observe/catalogue.js';
 import { type CoverageReport, coverageJunit, coverageMarkdown } from '../../observe/coverage.js';
+import { type ReviewReport, reviewJunit, reviewMarkdown } from '../../observe/review/report.js';
 import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
 import { noteRefusal } from '../requests.js';
 import { changeStream, dashboardFiles } from './dashboard.js';
 import { controlOpenApi } from './openapi.js';
 import type { Answer, Route } from './route.js';
+import { webhookRoutes } from './webhook-routes.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
 function controlErrorHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
@@ -254,9 +257,66 @@ function recordRoutes(admin: Admin): Route[] {
   ];
 }
 
+/** The integration review as asked: `?format=json|markdown|junit`. */
+function reviewAnswer(req: Request, report: ReviewReport): Answer {
+  const { format = 'json' } = parse.reviewQuery(req.query);
+  if (format === 'json') return report;
+  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: reviewMarkdown(report), answer: true };
+  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: reviewJunit(report), answer: true };
+}
+
+/** Whether the merchants' integrations handled what the sandbox threw at them (docs/review.md). */
+function reviewRoutes(admin: Admin): Route[] {
+  return [
+    [
+      'get',
+      '/review',
+      { summary: 'The integration review of every merchant: findings, each naming its merchant.', query: inputs.ReviewQuery },
+      (req) => reviewAnswer(req, admin.review()),
+    ],
+    [
+      'get',
+      '/merchants/:merchant_id/review',
+      { summary: "One merchant's integration review: findings with their evidence.", query: inputs.ReviewQuery },
+      (req) => reviewAnswer(req, admin.review(merchantIdOf(req))),
+    ],
+  ];
+}
+
+/** Failure on purpose: a merchant's seeded chaos, bank outage windows. */
+function failureRoutes({ failures }: Admin): Route[] {
+  return [
+    ['get', '/merchants/:merchant_id/chaos', { summary: "A merchant's chaos (its own, the scenario's, or none)." }, (req) => failures.chaos(merchantIdOf(req))],
+    [
+      'put',
+      '/merchants/:merchant_id/chaos',
+      { summary: 'Turns seeded chaos on for a merchant (or changes it).', body: ChaosBody },
+      (req) => failures.setChaos(merchantIdOf(req), req.body ?? {}),
+    ],
+    ['delete', '/merchants/:merchant_id/chaos', { summary: "Turns a merchant's own chaos off." }, (req) => failures.clearChaos(merchantIdOf(req))],
+    ['get', '/outages', { summary: "Bank outage windows: the scenario's and those made here." }, () => failures.outages()],
+    [
+      'post',
+      '/outages',
+      { summary: 'A bank outage window: payouts to it refused, held or Unknown while it lasts.', body: OutageBody, status: 201 },
+      async (req) => created(await failures.createOutage(req.body ?? {})),
+    ],
+    ['delete', '/outages/:id', { summary: 'Ends an outage window made here.' }, (req) => failures.deleteOutage(param(req, 'id'))],
+  ];
+}
+
 /** Every control route, as the router mounts them and the control API's OpenAPI document lists them. */
 export function controlRoutes(admin: Admin): Route[] {
-  return [...sandboxRoutes(admin), ...merchantRoutes(admin), ...browseRoutes(admin), ...tenantRoutes(admin), ...recordRoutes(admin)];
+  return [
+    ...sandboxRoutes(admin),
+    ...merchantRoutes(admin),
+    ...browseRoutes(admin),
+    ...tenantRoutes(admin),
+    ...recordRoutes(admin),
+    ...failureRoutes(admin),
+    ...webhookRoutes(admin),
+    ...reviewRoutes(admin),
+  ];
 }
 
 function isAnswer(a: unknown): a is { status: number; headers?: Record<string, string>; body?: unknown; text?: string } {

@@ -1,0 +1,47 @@
+import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
+import { inputParser } from '../contract/parse.js';
+import { DURATION_PATTERN } from '../duration.js';
+
+/**
+ * The inputs of the webhook endpoint's control routes (secret rotation, probe, replay), in the
+ * control API's style (admin/inputs.ts): closed, each rule named in its message; they validate
+ * the body, type the WebhookAdmin's methods and describe the routes in the control OpenAPI.
+ */
+const input = <P extends TProperties>(properties: P, description: string): TObject<P> => Type.Object(properties, { additionalProperties: false, description });
+
+/** The longest grace a rotation may give the previous secret. */
+export const MAX_GRACE_MS = 30 * 24 * 3_600_000;
+
+export const RotateSecretBody = input(
+  {
+    grace: Type.Optional(
+      Type.String({ pattern: DURATION_PATTERN, 'x-message': 'must be a duration of at most 30d, such as 0s, 30m, 24h or 7d.', default: '24h' }),
+    ),
+  },
+  "How long (on the merchant's clock, at most 30d; default 24h) the previous secret still signs beside the new one.",
+);
+export type RotateSecretInput = Static<typeof RotateSecretBody>;
+
+export const ProbeBody = input(
+  {
+    url: Type.Optional(Type.String({ pattern: '^https?://\\S+$', 'x-message': 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' })),
+  },
+  "Where to send the probe's deliveries (default: the merchant's webhook_url).",
+);
+export type ProbeInput = Static<typeof ProbeBody>;
+
+const Instant = Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T09:00:00+05:30.' });
+
+export const ReplayBody = input(
+  { from: Type.Optional(Instant), to: Type.Optional(Instant) },
+  'Which never-acknowledged deliveries to send: those created within [from, to] (sandbox time; default: all).',
+);
+export type ReplayInput = Static<typeof ReplayBody>;
+
+const strict = { strict: true };
+
+export const parseWebhookInput = {
+  rotate: inputParser(RotateSecretBody, strict),
+  probe: inputParser(ProbeBody, strict),
+  replay: inputParser(ReplayBody, strict),
+};
