@@ -5,7 +5,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
-import { main as probeWebhookMain } from './client/probe-webhook.js';
+import { unknownVerb, VERBS } from './client/verbs.js';
 import { type Serving, serve } from './listen.js';
 import {
   ConfigError,
@@ -238,7 +238,13 @@ async function writeReadyFile(file: string, ready: Record<string, unknown>): Pro
 
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
 export async function main(argv: string[]): Promise<void> {
-  if (argv[2] === 'probe-webhook') return probeWebhookMain(argv);
+  const verb = argv[2];
+  if (verb !== undefined && Object.hasOwn(VERBS, verb)) return VERBS[verb].run(argv);
+  const unknown = unknownVerb(verb);
+  if (unknown) {
+    process.stderr.write(`payout-sandbox: ${unknown}\n`);
+    process.exit(EXIT_USAGE);
+  }
   const options = parseArgs(argv);
   // A ready file left by an earlier run must not say "ready" before this one is.
   if (options.readyFile) rmSync(options.readyFile, { force: true });
