@@ -93,10 +93,10 @@ export function decideFault(ctx: DomainContext, merchantId: string, op: Operatio
   return null;
 }
 
-/** Whether any fault can happen at all (no rules, no chaos: the hot path skips the question). */
-export function faultsPossible(ctx: DomainContext): boolean {
+/** Whether a call of `op` can fail at all (no rule of it, no chaos: the hot path skips the question). */
+export function faultsPossible(ctx: DomainContext, op: OperationName): boolean {
   const s = ctx.scenario();
-  if (s.faults.length > 0 || s.chaos !== null) return true;
+  if (s.chaos !== null || s.faults.some((f) => f.operations.has(op))) return true;
   for (const _ in ctx.repo.state.chaos ?? {}) return true;
   return false;
 }

@@ -2,7 +2,7 @@ import type { Response } from 'express';
 import type { Sandbox } from '../admin/sandbox.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
-import { decideFault, type FaultDecision, faultsPossible } from '../domain/faults.js';
+import type { FaultDecision } from '../domain/faults.js';
 import { CheckoutError, RequestError, transportMessage } from '../errors.js';
 import type { Merchant } from '../store/state.js';
 import { sendError } from './respond.js';
@@ -20,10 +20,7 @@ function refusal(op: Operation, status: 500 | 503, d: FaultDecision): RequestErr
  * nothing done); for `delay` after a real delay; for `hold` and `error_500_after` with its answer
  * taken over (held on the merchant's clock; replaced by a 500 once the work is done and written).
  */
-export async function throughFault(sb: Sandbox, op: Operation, res: Response, merchant: Merchant, input: unknown): Promise<boolean> {
-  if (!faultsPossible(sb)) return true;
-  const d = decideFault(sb, merchant.merchant_id, op.name, input);
-  if (d === null) return true;
+export async function throughFault(sb: Sandbox, op: Operation, res: Response, merchant: Merchant, d: FaultDecision): Promise<boolean> {
   res.setHeader(SANDBOX_RULE_HEADER, d.rule);
   res.locals.fault = d;
   sb.events.behaviour(merchant.merchant_id, `transport.${d.effect}`);
