@@ -10,7 +10,7 @@ import { controlRouter } from './http/control/router.js';
 import { durableAnswers, STORE_ERROR_HEADER } from './http/durability.js';
 import { recordFact } from './http/facts.js';
 import { mountOperations } from './http/mount.js';
-import { requestId, requestTracking } from './http/requests.js';
+import { keepRawBody, requestId, requestTracking } from './http/requests.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
 import type { SandboxOptions } from './sandbox/config.js';
@@ -69,8 +69,10 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.use(requestTracking(sb.logger, sb.journal, sb.clocks, sb.review.enabled ? (res) => recordFact(sb, res) : null));
   if (sb.store.kind === 'file') app.use(durableAnswers(sb.store));
   app.use(refuseOversized);
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT }));
+  // The raw body is kept for the journal only while it is on.
+  const verify = sb.journal.enabled ? keepRawBody : undefined;
+  app.use(express.json({ limit: BODY_LIMIT, verify }));
+  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT, verify }));
   app.use(refuseUnreadBody);
   // The emulated API's routes first, so its requests meet nothing else; then the control API.
   mountApi(app, sb);

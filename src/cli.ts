@@ -135,6 +135,7 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(env(new Option('--review-report <file>', 'write the integration review on shutdown (.json, .md, or .xml for JUnit)'), 'REVIEW_REPORT'))
+    .addOption(env(new Option('--trace-dir <dir>', 'write one trace per merchant that made a request on shutdown (<merchant_id>.trace.json)'), 'TRACE_DIR'))
     .addOption(
       env(
         new Option('--review-fail-on <severity>', 'exit 4 on shutdown when the review has a finding of this severity or above').choices([

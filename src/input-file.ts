@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { extname, relative, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
+import { readText, readTextSync } from './shipped.js';
 import { PACKAGE_ROOT } from './version.js';
 
 /**
@@ -17,7 +16,7 @@ let verified: Record<string, string> | null = null;
 function verifiedDigests(): Record<string, string> {
   if (verified === null) {
     try {
-      verified = JSON.parse(readFileSync(VERIFIED_FILES, 'utf8')) as Record<string, string>;
+      verified = JSON.parse(readTextSync(VERIFIED_FILES)) as Record<string, string>;
     } catch {
       verified = {};
     }
@@ -42,7 +41,7 @@ export interface Document {
 export async function readDocument(file: string, what: string, makeError: (message: string) => Error, options: { yaml: boolean }): Promise<Document> {
   let text: string;
   try {
-    text = await readFile(file, 'utf8');
+    text = await readText(file);
   } catch (err) {
     throw makeError(`${file}: cannot read the ${what} file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }

@@ -2,7 +2,8 @@
 export type Paise = number;
 
 export function toPaise(rupees: number): Paise {
-  return Math.round(rupees * 100);
+  // 1.005 × 100 is 100.49999… in binary: round what the decimal says, not its binary shadow.
+  return Math.round(Number((rupees * 100).toFixed(6)));
 }
 
 export function toRupees(paise: Paise): number {

@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import { PACKAGE_ROOT, readTextSync } from './shipped.js';
 
-/** The package's folder (where fixtures/ and scenarios/ ship), from src/ or dist/ alike. */
-export const PACKAGE_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** The package's folder (where fixtures/ and scenarios/ ship), from src/ or dist/ alike (src/shipped.ts). */
+export { PACKAGE_ROOT };
 
-export const VERSION: string = (JSON.parse(readFileSync(resolve(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readTextSync(resolve(PACKAGE_ROOT, 'package.json'))) as { version: string }).version;

@@ -7,7 +7,6 @@ import { DEMO, demoHeaders, payoutBody } from './helpers.js';
  * admin scenario, run once over HTTP and once in-process on twin sandboxes, gives the same answers.
  */
 
-
 interface AdminDriver {
   call(method: 'get' | 'post' | 'patch' | 'put', path: string, body?: unknown): Promise<unknown>;
 }
@@ -15,7 +14,9 @@ interface AdminDriver {
 function httpDriver(app: SandboxApp): AdminDriver {
   return {
     call: async (method, path, body) => {
-      const res = await request(app)[method](`/__sandbox${path}`).send(body as object);
+      const res = await request(app)
+        [method](`/__sandbox${path}`)
+        .send(body as object);
       return res.status >= 400 ? { error: res.body.error, status: res.status } : res.body;
     },
   };
@@ -65,7 +66,10 @@ function inProcessDriver(app: SandboxApp): AdminDriver {
 async function scenario(app: SandboxApp, admin: AdminDriver): Promise<Array<[string, unknown]>> {
   const out: Array<[string, unknown]> = [];
   const step = async (name: string, p: Promise<unknown>) => out.push([name, await p]);
-  const payout = await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).send(payoutBody({ client_ref_id: 'PARITY1' }));
+  const payout = await request(app)
+    .post('/api/v1/public/payment/transfer')
+    .set(demoHeaders)
+    .send(payoutBody({ client_ref_id: 'PARITY1' }));
   const refId = payout.body.data.ref_id as string;
   await step('create merchant', admin.call('post', '/merchants', { name: 'Parity Co', email: 'parity@example.com', balance: 500 }));
   await step('duplicate merchant', admin.call('post', '/merchants', { email: 'parity@example.com' }));
@@ -85,8 +89,15 @@ async function scenario(app: SandboxApp, admin: AdminDriver): Promise<Array<[str
   await step('restore after reset', admin.call('post', '/snapshots/before/restore'));
   await step('clock', admin.call('get', '/clock'));
   // One merchant's own clock, snapshot, restore and reset.
-  const tenant = (await admin.call('post', '/merchants', { email: 'tenant@example.com', clock: { mode: 'manual', start: '2026-04-01T10:00:00+05:30' } })) as { merchant_id: string; account_no: string; headers: Record<string, string> };
-  await request(app).post('/api/v2/public/payment/transfer').set(tenant.headers).send(payoutBody({ client_ref_id: 'PARITY2', debit_from: tenant.account_no, amount: 2002.02 }));
+  const tenant = (await admin.call('post', '/merchants', { email: 'tenant@example.com', clock: { mode: 'manual', start: '2026-04-01T10:00:00+05:30' } })) as {
+    merchant_id: string;
+    account_no: string;
+    headers: Record<string, string>;
+  };
+  await request(app)
+    .post('/api/v2/public/payment/transfer')
+    .set(tenant.headers)
+    .send(payoutBody({ client_ref_id: 'PARITY2', debit_from: tenant.account_no, amount: 2002.02 }));
   await step('tenant snapshot', admin.call('post', `/merchants/${tenant.merchant_id}/snapshots`, { name: 'one' }));
   await step('tenant advance', admin.call('post', `/merchants/${tenant.merchant_id}/clock/advance`, { by: '1h' }));
   await step('tenant payouts', admin.call('get', `/merchants/${tenant.merchant_id}/payouts`));
@@ -119,18 +130,26 @@ test('the same admin scenario gives the same answers over HTTP and in-process', 
     expect(byName['refused transition']).toMatchObject({ status: 409 });
     expect(byName['snapshots after reset']).toEqual({ snapshots: [] });
     expect(byName['restore after reset']).toEqual({ status: 404, error: 'No snapshot named before.' });
-    expect(byName['ledger']).toMatchObject({ balanced: true });
+    expect(byName.ledger).toMatchObject({ balanced: true });
     expect(byName['tenant advance']).toMatchObject({ now: '2026-04-01T11:00:00.000+05:30', follows_sandbox_clock: false });
     expect(byName['tenant restore']).toMatchObject({ clock: { now: '2026-04-01T10:00:00.000+05:30' } });
     expect(byName['tenant unknown']).toMatchObject({ status: 404 });
     expect(byName['negative credit']).toEqual({ status: 400, error: 'The amount field must be greater than 0.' });
     expect(byName['negative opening balance']).toEqual({ status: 400, error: 'The balance field must be at least 0.' });
-    expect(byName['unknown field']).toEqual({ status: 400, error: expect.stringMatching(/^The balanse field is not one this request takes \(it takes: name, email, balance, /) });
-    expect(byName['webhook url not http']).toEqual({ status: 400, error: 'The webhook url field must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' });
+    expect(byName['unknown field']).toEqual({
+      status: 400,
+      error: expect.stringMatching(/^The balanse field is not one this request takes \(it takes: name, email, balance, /),
+    });
+    expect(byName['webhook url not http']).toEqual({
+      status: 400,
+      error: 'The webhook url field must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.',
+    });
     expect(byName['status not in the list']).toEqual({ status: 400, error: 'The status field must be one of ACTIVE, INACTIVE.' });
     expect(byName['not a duration']).toEqual({ status: 400, error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.' });
     expect(byName['ledger after refusals']).toEqual(byName['ledger before refusals']);
-    expect(((await request(a).get('/__sandbox/merchants')).body.merchants as Array<{ email: string }>).map((m) => m.email)).not.toContain('negative@example.com');
+    expect(((await request(a).get('/__sandbox/merchants')).body.merchants as Array<{ email: string }>).map((m) => m.email)).not.toContain(
+      'negative@example.com',
+    );
   } finally {
     await a.sandbox.close();
     await b.sandbox.close();
@@ -151,7 +170,11 @@ test('a merchant created through the control API is answered with the terms it g
       webhook_version: null,
     });
     expect(plain.account_no).toMatch(/^VAN\d{17}$/);
-    const custom = (await request(a).post('/__sandbox/merchants').send({ balance: 10.5, fees: { '1002': 1.25 }, per_transaction_limit: 500 })).body;
+    const custom = (
+      await request(a)
+        .post('/__sandbox/merchants')
+        .send({ balance: 10.5, fees: { '1002': 1.25 }, per_transaction_limit: 500 })
+    ).body;
     expect(custom).toMatchObject({ balance: 10.5, fees: { '1001': 5, '1002': 1.25, '1003': 25 }, per_transaction_limit: 500 });
   } finally {
     await a.sandbox.close();

@@ -11,7 +11,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
 const LAYERS: Array<[name: string, pattern: RegExp]> = [
-  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|input-file)\.ts$/],
+  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|shipped|input-file)\.ts$/],
   ['store', /^store\//],
   ['schedule', /^schedule\//],
   ['contract', /^contract\//],
@@ -50,7 +50,12 @@ function importsOf(file: string): string[] {
   for (const stmt of sourceOf(file).statements) {
     const spec = (ts.isImportDeclaration(stmt) || ts.isExportDeclaration(stmt)) && stmt.moduleSpecifier;
     if (spec && ts.isStringLiteral(spec) && spec.text.startsWith('.')) {
-      out.push(relative(SRC, resolve(join(SRC, dirname(file)), spec.text)).split('\\').join('/').replace(/\.js$/, '.ts'));
+      out.push(
+        relative(SRC, resolve(join(SRC, dirname(file)), spec.text))
+          .split('\\')
+          .join('/')
+          .replace(/\.js$/, '.ts'),
+      );
     }
   }
   return out;
@@ -104,6 +109,10 @@ afterAll(() => {
     walk(sf);
   }
   functions.sort((a, b) => b[1] - a[1]);
-  const rows = (list: ReadonlyArray<readonly [string, number]>) => list.slice(0, 10).map(([f, n]) => `  ${String(n).padStart(5)}  ${f}`).join('\n');
+  const rows = (list: ReadonlyArray<readonly [string, number]>) =>
+    list
+      .slice(0, 10)
+      .map(([f, n]) => `  ${String(n).padStart(5)}  ${f}`)
+      .join('\n');
   process.stdout.write(`\nlongest files (lines):\n${rows(lengths)}\nlongest functions (lines):\n${rows(functions)}\n`);
 });

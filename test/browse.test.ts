@@ -11,9 +11,10 @@ beforeEach(async () => {
   app = await testApp();
 });
 
-test('a merchant\'s payouts come newest first, a page at a time, filtered by status, mode and VAN', async () => {
+test("a merchant's payouts come newest first, a page at a time, filtered by status, mode and VAN", async () => {
   const refs: string[] = [];
-  for (let i = 0; i < 7; i++) refs.push((await initialize(app, payoutBody({ amount: i === 3 ? 2002.01 : 100, debit_from: i === 5 ? DEMO.van2 : DEMO.van1 }))).body.data.ref_id);
+  for (let i = 0; i < 7; i++)
+    refs.push((await initialize(app, payoutBody({ amount: i === 3 ? 2002.01 : 100, debit_from: i === 5 ? DEMO.van2 : DEMO.van1 }))).body.data.ref_id);
   await request(app).post('/__sandbox/clock/advance').send({ by: '10s' });
   const first = await request(app).get('/__sandbox/merchants/SBXDEMO0001/payouts?limit=3');
   expect(first.status).toBe(200);
@@ -47,27 +48,31 @@ test('one payout: its record, rule, steps taken and still scheduled with their t
   expect((await request(app).get('/__sandbox/payouts/0000000000')).status).toBe(404);
 });
 
-test('demos list the scenario\'s magic amounts by group; clock/next moves to the next scheduled event', async () => {
+test("demos list the scenario's magic amounts by group; clock/next moves to the next scheduled event", async () => {
   const demos = (await request(app).get('/__sandbox/demos')).body;
   expect(demos.scenario).toBe('default');
-  expect(demos.demos).toEqual(expect.arrayContaining([
-    expect.objectContaining({ name: '1001.02', group: 'Rejections', amount: 1001.02 }),
-    expect.objectContaining({ name: '2002.02', group: 'Timelines', amount: 2002.02, description: 'Pending for 30 min, then Success' }),
-  ]));
+  expect(demos.demos).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({ name: '1001.02', group: 'Rejections', amount: 1001.02 }),
+      expect.objectContaining({ name: '2002.02', group: 'Timelines', amount: 2002.02, description: 'Pending for 30 min, then Success' }),
+    ]),
+  );
   expect((await request(app).post('/__sandbox/clock/next')).status).toBe(409);
   await initialize(app, payoutBody({ amount: 2002.02 }));
   const moved = await request(app).post('/__sandbox/clock/next');
   expect(moved.body.now).toBe('2026-01-01T09:30:00.000+05:30');
 });
 
-test('the merchants list carries accounts, clock and headers; records lists are the merchant\'s own', async () => {
+test("the merchants list carries accounts, clock and headers; records lists are the merchant's own", async () => {
   const list = (await request(app).get('/__sandbox/merchants')).body.merchants;
   const demo = list.find((m: { merchant_id: string }) => m.merchant_id === 'SBXDEMO0001');
   expect(demo.accounts.map((a: { account_no: string }) => a.account_no)).toContain(DEMO.van1);
   expect(demo.clock).toMatchObject({ follows_sandbox_clock: true, mode: 'manual' });
   const benes = (await request(app).get('/__sandbox/merchants/SBXDEMO0001/beneficiaries')).body.beneficiaries;
   expect(benes.map((b: { bene_id: string }) => b.bene_id).sort()).toEqual(['BENEDEMO000000000001', 'BENEDEMO000000000002', 'BENEDEMO000000000003']);
-  expect((await request(app).get('/__sandbox/merchants/SBXOTHER0002/beneficiaries')).body.beneficiaries.map((b: { bene_id: string }) => b.bene_id)).toEqual(['BENEOTHR000000000001']);
+  expect((await request(app).get('/__sandbox/merchants/SBXOTHER0002/beneficiaries')).body.beneficiaries.map((b: { bene_id: string }) => b.bene_id)).toEqual([
+    'BENEOTHR000000000001',
+  ]);
 });
 
 test('GET /__sandbox/events streams a change event when state changes', async () => {
@@ -92,7 +97,7 @@ test('GET /__sandbox/events streams a change event when state changes', async ()
   }
 });
 
-test('the dashboard\'s files load without the admin token and from the sandbox only (no CDN); the data needs the token', async () => {
+test("the dashboard's files load without the admin token and from the sandbox only (no CDN); the data needs the token", async () => {
   const locked = await testApp({ adminToken: 'browse-test-token' });
   const page = await request(locked).get('/__sandbox/ui/');
   expect(page.status).toBe(200);

@@ -1,11 +1,11 @@
-import { jest } from '@jest/globals';
 import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { jest } from '@jest/globals';
 import request from 'supertest';
 import { createApp, type SandboxApp } from '../src/app.js';
 import { replayLog } from '../src/store/change-log.js';
 import { emptyState, type Payout, type State } from '../src/store/state.js';
-import { crashStore, logPathOf, openStore, type CompactionHooks } from '../src/store/store.js';
+import { type CompactionHooks, crashStore, logPathOf, openStore } from '../src/store/store.js';
 import { DEMO, demoHeaders, initialize, payoutBody, useTempDir } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
@@ -47,12 +47,26 @@ async function everyKindOfChange(app: SandboxApp, hooksUrl: string): Promise<voi
   }
   await initialize(app, payoutBody({ amount: 2001.01 }));
   const bene = await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
-    transfer_type: 'BANK', beneficiary_name: 'Anita Desai', beneficiary_email: 'anita@example.com', beneficiary_mobile: '9123456780', account_number: '001234567890', ifsc_code: 'ICIC0001234',
+    transfer_type: 'BANK',
+    beneficiary_name: 'Anita Desai',
+    beneficiary_email: 'anita@example.com',
+    beneficiary_mobile: '9123456780',
+    account_number: '001234567890',
+    ifsc_code: 'ICIC0001234',
   });
   await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
-    transfer_type: 'BANK', beneficiary_name: 'Stays Pending', beneficiary_email: 'p@example.com', beneficiary_mobile: '9123456780', account_number: '9999999999', ifsc_code: 'ICIC0001234',
+    transfer_type: 'BANK',
+    beneficiary_name: 'Stays Pending',
+    beneficiary_email: 'p@example.com',
+    beneficiary_mobile: '9123456780',
+    account_number: '9999999999',
+    ifsc_code: 'ICIC0001234',
   });
-  const verify = (body: Record<string, unknown>) => c().post('/api/v1/public/verification/').set(demoHeaders).send({ debit_from: DEMO.van1, ...body });
+  const verify = (body: Record<string, unknown>) =>
+    c()
+      .post('/api/v1/public/verification/')
+      .set(demoHeaders)
+      .send({ debit_from: DEMO.van1, ...body });
   await verify({ verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
   const otp = await verify({ verification_type: 'AADHAAR', aadhaar: { aadhaar_number: '234567890123' } });
   await verify({ verification_type: 'AADHAAR', aadhaar: { aadhaar_number: '234567890123', otp: '123456', ref_id: otp.body.data.verify_response.ref_id } });
@@ -68,8 +82,15 @@ async function everyKindOfChange(app: SandboxApp, hooksUrl: string): Promise<voi
   await app.sandbox.admin.settleWebhooks();
   const deliveries = (await c().get('/__sandbox/webhooks')).body.deliveries;
   await c().post(`/__sandbox/webhooks/${deliveries[0].delivery_id}/redeliver`).send();
-  const m = (await c().post('/__sandbox/merchants').send({ balance: 5000, clock: { mode: 'manual' } })).body;
-  await request(app).post('/api/v1/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no, amount: 2002.02 }));
+  const m = (
+    await c()
+      .post('/__sandbox/merchants')
+      .send({ balance: 5000, clock: { mode: 'manual' } })
+  ).body;
+  await request(app)
+    .post('/api/v1/public/payment/transfer')
+    .set(m.headers)
+    .send(payoutBody({ debit_from: m.account_no, amount: 2002.02 }));
   await c().post(`/__sandbox/merchants/${m.merchant_id}/snapshots`).send({ name: 's' });
   await c().post(`/__sandbox/merchants/${m.merchant_id}/clock/advance`).send({ by: '1h' });
   await c().post(`/__sandbox/merchants/${m.merchant_id}/snapshots/s/restore`).send();
@@ -246,9 +267,13 @@ describe('a crash at any point of a compaction loses nothing', () => {
     armed = 0;
     const acked = await acknowledged({ beforeRename: crashIf(1), beforeLogReset: crashIf(2) }, point);
     expect(existsSync(file())).toBe(true);
-    const { store } = await openStore(file(), () => {
-      throw new Error('a new store was made: the data file was lost');
-    }, { fsync: false, compactBytes: 64 * 1024 ** 2 });
+    const { store } = await openStore(
+      file(),
+      () => {
+        throw new Error('a new store was made: the data file was lost');
+      },
+      { fsync: false, compactBytes: 64 * 1024 ** 2 },
+    );
     for (const id of acked) expect(store.state.payouts[id]).toEqual(payout(Number(id)));
     // The next write (a compaction: the stale lines are seen) leaves one clean document.
     await store.close();

@@ -36,10 +36,14 @@ const alive = (pid: number) => {
 test('`npm start &` then `kill $!` (the signal reaches npm, not the sandbox): the sandbox stops all the same and writes its report', async () => {
   const ready = join(dir(), 'ready.json');
   const report = join(dir(), 'coverage.json');
-  const npm = spawn('npm', ['start', '--silent', '--', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--ready-file', ready, '--coverage-report', report], {
-    cwd: ROOT,
-    stdio: 'ignore',
-  });
+  const npm = spawn(
+    'npm',
+    ['start', '--silent', '--', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--ready-file', ready, '--coverage-report', report],
+    {
+      cwd: ROOT,
+      stdio: 'ignore',
+    },
+  );
   try {
     await until('the ready file', () => existsSync(ready));
     const { pid, url } = JSON.parse(readFileSync(ready, 'utf8')) as { pid: number; url: string };
@@ -86,9 +90,23 @@ test('a port in use says what to do', async () => {
 describe('the coverage report in the form CI wants', () => {
   test('--coverage-uncovered skipped (a CI that collects **/*.xml stays green) and --coverage-ignore (groups left out of the total); it says where it wrote', async () => {
     const xml = join(dir(), 'coverage.xml');
-    const running = await startCli(['--port', '0', '--data', 'memory', '--coverage-report', xml, '--coverage-uncovered', 'skipped', '--coverage-ignore', 'verification,checkout']);
+    const running = await startCli([
+      '--port',
+      '0',
+      '--data',
+      'memory',
+      '--coverage-report',
+      xml,
+      '--coverage-uncovered',
+      'skipped',
+      '--coverage-ignore',
+      'verification,checkout',
+    ]);
     const all = (await (await fetch(`${running.url}/__sandbox/coverage`)).json()) as { summary: { total: number } };
-    const scoped = (await (await fetch(`${running.url}/__sandbox/coverage?ignore=verification,checkout`)).json()) as { summary: { total: number }; ignored: string[] };
+    const scoped = (await (await fetch(`${running.url}/__sandbox/coverage?ignore=verification,checkout`)).json()) as {
+      summary: { total: number };
+      ignored: string[];
+    };
     expect(scoped.ignored).toEqual(['verification', 'checkout']);
     expect(scoped.summary.total).toBeLessThan(all.summary.total);
     expect((await fetch(`${running.url}/__sandbox/coverage?ignore=nothing`)).status).toBe(400);

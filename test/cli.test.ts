@@ -1,9 +1,14 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEMO, defaultFixtures, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 import { killAll, runCli, startCli } from './cli-helpers.js';
+import { DEMO, defaultFixtures, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 
 const dir = useTempDir(killAll);
+
+/** What this test reads of the API's answers. */
+interface Answer {
+  data: { ref_id: string; current_balance: number; transaction: { ref_id: number } };
+}
 
 async function call(url: string, method: string, path: string, body?: unknown) {
   const res = await fetch(url + path, {
@@ -11,7 +16,7 @@ async function call(url: string, method: string, path: string, body?: unknown) {
     headers: { ...demoHeaders, 'content-type': 'application/json' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as Answer };
 }
 
 test('start on port 0, pay out, SIGTERM exits 0, a restart on the same file finds the payout and the balance', async () => {
@@ -56,7 +61,10 @@ test('one JSON log line per request, with the id returned as X-Request-Id', asyn
     const id = res.headers.get('x-request-id');
     for (let i = 0; i < 50 && !running.output().includes(id!); i++) await new Promise((r) => setImmediate(r));
     await running.stop();
-    const lines = running.output().split('\n').filter((l) => l.includes(`"${id}"`));
+    const lines = running
+      .output()
+      .split('\n')
+      .filter((l) => l.includes(`"${id}"`));
     expect(lines).toHaveLength(1);
     const line = JSON.parse(lines[0]);
     expect(line.req).toMatchObject({ id, method: 'GET' });

@@ -49,12 +49,14 @@ test('GET /__sandbox/control-openapi.json is a valid OpenAPI 3.1 document coveri
 });
 
 describe('query strings go through schemas', () => {
-  test('a value outside a list, a limit that is not a number, an unknown parameter: 400 naming it', async () => {
+  test('a value outside a list, a limit that is not a whole number, an unknown parameter: 400 naming it', async () => {
     const bad = await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?status=Bogus`);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toBe('The status field must be one of NEW, Pending, Success, Failed, Unknown.');
-    expect((await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?limit=lots`)).body.error).toBe('The limit field must be a number.');
-    expect((await request(app).get('/__sandbox/webhooks?merchant=SBXDEMO0001')).body.error).toMatch(/^The merchant field is not one this request takes \(it takes: ref_id, merchant_id, limit\)/);
+    expect((await request(app).get(`/__sandbox/merchants/SBXDEMO0001/payouts?limit=lots`)).body.error).toBe('The limit field must be a whole number.');
+    expect((await request(app).get('/__sandbox/webhooks?merchant=SBXDEMO0001')).body.error).toMatch(
+      /^The merchant field is not one this request takes \(it takes: ref_id, merchant_id, limit\)/,
+    );
     expect((await request(app).get('/__sandbox/coverage?format=pdf')).body.error).toBe('The format field must be one of json, markdown, junit.');
     expect((await request(app).get('/__sandbox/merchants/SBXDEMO0001/payouts?status=Pending&limit=5')).status).toBe(200);
   });
@@ -96,7 +98,11 @@ describe('why a 401 was answered (the answer stays the reference’s)', () => {
     ['unknown e-mail', { ...demoHeaders, 'x-merchant-email': 'who@example.com' }, 'no merchant has the e-mail who@example.com'],
     ['wrong key', { ...demoHeaders, 'x-api-key': 'nope' }, `the X-Api-Key does not match ${DEMO.email}'s key`],
     ['wrong secret', { ...demoHeaders, 'x-api-secret': 'nope' }, `the X-Api-Secret does not match ${DEMO.email}'s secret`],
-    ['checkout headers', { MerchantId: 'SBXDEMO0001', AccessToken: 'x' }, 'checkout headers (MerchantId, AccessToken) sent to the dashboard API, which takes X-Merchant-Email, X-Api-Key and X-Api-Secret'],
+    [
+      'checkout headers',
+      { MerchantId: 'SBXDEMO0001', AccessToken: 'x' },
+      'checkout headers (MerchantId, AccessToken) sent to the dashboard API, which takes X-Merchant-Email, X-Api-Key and X-Api-Secret',
+    ],
   ])('%s', async (_name, headers, reason) => {
     const res = await balance(headers as Record<string, string>);
     expect(res.status).toBe(401);
@@ -118,9 +124,15 @@ describe('merchant routes take the merchant id (the e-mail still works on PATCH)
     const byId = await request(app).patch('/__sandbox/merchants/SBXDEMO0001').send({ webhook_url: 'http://127.0.0.1:9/hooks', webhook_version: 'v2' });
     expect(byId.status).toBe(200);
     expect(byId.body).toMatchObject({ webhook_url: 'http://127.0.0.1:9/hooks', webhook_version: 'v2' });
-    expect((await request(app).patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_url: null })).body).toMatchObject({ webhook_url: null, webhook_version: 'v2' });
+    expect((await request(app).patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_url: null })).body).toMatchObject({
+      webhook_url: null,
+      webhook_version: 'v2',
+    });
     await request(app).patch('/__sandbox/merchants/SBXDEMO0001').send({ webhook_url: 'http://127.0.0.1:9/hooks' });
-    expect((await request(app).patch('/__sandbox/merchants/SBXDEMO0001').send({ webhook_url: '', webhook_version: null })).body).toMatchObject({ webhook_url: null, webhook_version: null });
+    expect((await request(app).patch('/__sandbox/merchants/SBXDEMO0001').send({ webhook_url: '', webhook_version: null })).body).toMatchObject({
+      webhook_url: null,
+      webhook_version: null,
+    });
     for (const url of ['ftp://x', 'localhost:3000/hooks']) {
       const res = await request(app).patch('/__sandbox/merchants/SBXDEMO0001').send({ webhook_url: url });
       expect(res.status).toBe(400);
@@ -143,7 +155,9 @@ describe('a body that came but was not read is refused saying why (not "the fiel
     });
     const control = await request(app).post('/__sandbox/clock/advance').set('Content-Type', 'text/plain').send('{"by":"1h"}');
     expect(control.status).toBe(400);
-    expect(control.body.error).toBe('The request body was not read (Content-Type text/plain): send Content-Type: application/json or application/x-www-form-urlencoded.');
+    expect(control.body.error).toBe(
+      'The request body was not read (Content-Type text/plain): send Content-Type: application/json or application/x-www-form-urlencoded.',
+    );
     expect(app.sandbox.repo.state.payouts).toEqual({});
     // JSON and forms are read as before.
     expect((await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).type('form').send(payoutBody())).status).toBe(200);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
-import { DEMO, OTHER, advanceBy, balanceOf, demoHeaders, headersOf, initialize, payoutBody, record, status, testApp } from './helpers.js';
+import { advanceBy, balanceOf, DEMO, demoHeaders, headersOf, initialize, OTHER, payoutBody, record, status, testApp } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 let app: SandboxApp;
@@ -77,7 +77,9 @@ describe('merchants and accounts', () => {
   test('PATCH /__sandbox/merchants/:email changes the limit and the webhook target', async () => {
     const receiver = await startReceiver();
     try {
-      const res = await control().patch(`/__sandbox/merchants/${DEMO.email}`).send({ per_transaction_limit: 100, webhook_url: receiver.url, webhook_version: 'v2' });
+      const res = await control()
+        .patch(`/__sandbox/merchants/${DEMO.email}`)
+        .send({ per_transaction_limit: 100, webhook_url: receiver.url, webhook_version: 'v2' });
       expect(res.body).toMatchObject({ per_transaction_limit: 100, webhook_url: receiver.url, webhook_version: 'v2' });
       expect((await initialize(app, payoutBody({ amount: 100.01 }))).body.error.code).toBe('TRANSACTION_LIMIT_EXCEEDED');
       await initialize(app, payoutBody({ amount: 50 }));
@@ -85,7 +87,9 @@ describe('merchants and accounts', () => {
       await receiver.waitFor(1);
       expect(receiver.bodies()[0].success).toBe(true);
       expect((await control().patch('/__sandbox/merchants/nobody@example.com').send({})).status).toBe(404);
-      expect((await control().patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_version: 'v3' })).body).toEqual({ error: 'The webhook version field must be one of v1, v2.' });
+      expect((await control().patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_version: 'v3' })).body).toEqual({
+        error: 'The webhook version field must be one of v1, v2.',
+      });
     } finally {
       await app.sandbox.close();
       await receiver.close();
@@ -108,7 +112,10 @@ describe('merchants and accounts', () => {
     await initialize(app, payoutBody({ amount: 2002.01 }));
     await advanceBy(app, '5s');
     await control().post(`/__sandbox/accounts/${DEMO.van1}/credit`).send({ amount: 10 });
-    await request(app).post('/api/v1/public/verification/').set(demoHeaders).send({ debit_from: DEMO.van1, verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
+    await request(app)
+      .post('/api/v1/public/verification/')
+      .set(demoHeaders)
+      .send({ debit_from: DEMO.van1, verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
     const res = await control().get(`/__sandbox/accounts/${DEMO.van1}/ledger`);
     expect(res.body).toMatchObject({ account_no: DEMO.van1, merchant_id: 'SBXDEMO0001', status: 'ACTIVE', balanced: true });
     expect(res.body.balance).toBe(res.body.ledger_sum);
@@ -162,9 +169,13 @@ describe('forcing transitions', () => {
     expect(res.status).toBe(409);
     expect(res.body.error).toBe('Failed → Success is not a transition a payout can make');
     const explain = await control().get(`/__sandbox/requests/${res.headers['x-request-id']}`);
-    expect(explain.body.refused_transitions).toEqual([{ id: ref, from: 'Failed', to: 'Success', reason: 'Failed → Success is not a transition a payout can make' }]);
+    expect(explain.body.refused_transitions).toEqual([
+      { id: ref, from: 'Failed', to: 'Success', reason: 'Failed → Success is not a transition a payout can make' },
+    ]);
     expect((await control().post('/__sandbox/payouts/1234567890/status').send({ status: 'Success' })).status).toBe(404);
-    expect((await control().post(`/__sandbox/payouts/${ref}/status`).send({ status: 'Done' })).body).toEqual({ error: 'The status field must be one of NEW, Pending, Success, Failed, Unknown.' });
+    expect((await control().post(`/__sandbox/payouts/${ref}/status`).send({ status: 'Done' })).body).toEqual({
+      error: 'The status field must be one of NEW, Pending, Success, Failed, Unknown.',
+    });
   });
 
   test('a beneficiary forced Active takes payouts', async () => {
@@ -251,13 +262,17 @@ describe('scenario switch', () => {
     const ref = (await initialize(app, payoutBody({ client_ref_id: 'REAL00001' }))).body.data.ref_id;
     await advanceBy(app, '5s');
     expect((await record(app, ref)).status).not.toBe('Success');
-    const inline = await control().put('/__sandbox/scenario').send({ scenario: { name: 'fast', payouts: { default_timeline: [{ after: '1s', status: 'Failed' }] } } });
+    const inline = await control()
+      .put('/__sandbox/scenario')
+      .send({ scenario: { name: 'fast', payouts: { default_timeline: [{ after: '1s', status: 'Failed' }] } } });
     expect(inline.body).toEqual({ name: 'fast', source: 'inline' });
     const ref2 = (await initialize(app, payoutBody())).body.data.ref_id;
     await advanceBy(app, '1s');
     expect((await record(app, ref2)).status).toBe('Failed');
     expect((await control().put('/__sandbox/scenario').send({ name: 'nope' })).status).toBe(404);
-    const bad = await control().put('/__sandbox/scenario').send({ scenario: { name: 'x', payouts: { default_timeline: [{ after: 'soon', status: 'Success' }] } } });
+    const bad = await control()
+      .put('/__sandbox/scenario')
+      .send({ scenario: { name: 'x', payouts: { default_timeline: [{ after: 'soon', status: 'Success' }] } } });
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain('/payouts/default_timeline/0/after');
     expect((await control().put('/__sandbox/scenario').send({})).status).toBe(400);

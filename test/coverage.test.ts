@@ -27,18 +27,29 @@ const EXPECTED = [
 /** Drives one new merchant through a few behaviours; returns its id. */
 async function drive(app: SandboxApp, webhookUrl: string): Promise<string> {
   const m = (await request(app).post('/__sandbox/merchants').send({ webhook_url: webhookUrl, webhook_version: 'v2' })).body;
-  const pay = (body: Record<string, unknown>) => request(app).post('/api/v2/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no, ...body }));
+  const pay = (body: Record<string, unknown>) =>
+    request(app)
+      .post('/api/v2/public/payment/transfer')
+      .set(m.headers)
+      .send(payoutBody({ debit_from: m.account_no, ...body }));
   expect((await pay({ amount: 1001.02 })).body.error.code).toBe('INSUFFICIENT_BALANCE');
   expect((await pay({ client_ref_id: 'COVER00001' })).status).toBe(200);
   expect((await pay({ client_ref_id: 'COVER00001' })).body.message).toBe('Duplicate Client Reference ID');
-  const pan = await request(app).post('/api/v1/public/verification/').set(m.headers).send({ debit_from: m.account_no, verification_type: 'PAN', pan: { pan_number: 'ZZZZZ0000Z' } });
+  const pan = await request(app)
+    .post('/api/v1/public/verification/')
+    .set(m.headers)
+    .send({ debit_from: m.account_no, verification_type: 'PAN', pan: { pan_number: 'ZZZZZ0000Z' } });
   expect(pan.body.data.verify_response.valid).toBe(false);
   await advanceBy(app, '1d');
   await request(app).post('/__sandbox/webhooks/settle').expect(200);
   return m.merchant_id;
 }
 
-const covered = (body: { items: Array<{ id: string; hits: number }> }) => body.items.filter((i) => i.hits > 0).map((i) => i.id).sort();
+const covered = (body: { items: Array<{ id: string; hits: number }> }) =>
+  body.items
+    .filter((i) => i.hits > 0)
+    .map((i) => i.id)
+    .sort();
 
 test('exactly the behaviours a merchant was shown are covered, for it alone, in JSON, Markdown and JUnit', async () => {
   const receiver = await startReceiver();
@@ -104,7 +115,9 @@ test('coverage is kept in the store: the same after a restart on the same file',
 test('--coverage-report writes the report on shutdown; --coverage-min fails the exit code when short', async () => {
   const report = join(dir(), 'out', 'coverage.xml');
   const gated = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--coverage-report', report, '--coverage-min', '50']);
-  await fetch(`${gated.url}/api/v1/public/balance/check?account_no=X`, { headers: { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'k', 'x-api-secret': 's' } });
+  await fetch(`${gated.url}/api/v1/public/balance/check?account_no=X`, {
+    headers: { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'k', 'x-api-secret': 's' },
+  });
   expect(await gated.stop()).toBe(3);
   expect(gated.output()).toMatch(/behaviour coverage \d+(\.\d)? % \(1 of \d+\) is below --coverage-min 50 %/);
   expect(existsSync(report)).toBe(true);
@@ -117,12 +130,23 @@ test('auth failures and rate limits count for the merchant the request names', a
   const app = await testApp({ rateLimits: true });
   apps.push(app);
   const m = (await request(app).post('/__sandbox/merchants').send({})).body;
-  await request(app).get('/api/v1/public/balance/check').set({ ...m.headers, 'x-api-secret': 'wrong' }).query({ account_no: m.account_no }).expect(401);
+  await request(app)
+    .get('/api/v1/public/balance/check')
+    .set({ ...m.headers, 'x-api-secret': 'wrong' })
+    .query({ account_no: m.account_no })
+    .expect(401);
   await request(app).get('/api/v1/payment/transaction/PAYX/status').set({ MerchantId: m.merchant_id, AccessToken: 'wrong' }).expect(401);
-  const ref = (await request(app).post('/api/v2/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no }))).body.data.ref_id;
+  const ref = (
+    await request(app)
+      .post('/api/v2/public/payment/transfer')
+      .set(m.headers)
+      .send(payoutBody({ debit_from: m.account_no }))
+  ).body.data.ref_id;
   for (let i = 0; i < 3; i++) await request(app).get('/api/v1/public/payment/transfer/status').set(m.headers).query({ ref_id: ref }).expect(200);
   await request(app).get('/api/v1/public/payment/transfer/status').set(m.headers).query({ ref_id: ref }).expect(429);
-  const hits = Object.fromEntries((await request(app).get(`/__sandbox/merchants/${m.merchant_id}/coverage`)).body.items.map((i: { id: string; hits: number }) => [i.id, i.hits]));
+  const hits = Object.fromEntries(
+    (await request(app).get(`/__sandbox/merchants/${m.merchant_id}/coverage`)).body.items.map((i: { id: string; hits: number }) => [i.id, i.hits]),
+  );
   expect([hits['auth.dashboard'], hits['auth.checkout'], hits['ratelimit.status_check'], hits['ratelimit.balance_check']]).toEqual([1, 1, 1, 0]);
 });
 

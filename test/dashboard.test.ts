@@ -2,8 +2,8 @@ import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { startSandbox, type StartedSandbox } from '../src/index.js';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { type StartedSandbox, startSandbox } from '../src/index.js';
 import { startReceiver } from './receiver.js';
 
 /**
@@ -130,8 +130,18 @@ run('the dashboard, driven in Chromium', () => {
       method: 'POST',
       headers: { ...m.headers, 'content-type': 'application/json' },
       body: JSON.stringify({
-        client_ref_id: `LINK${Date.now()}${(made += 1)}`, transfer_type: 'BANK', amount, payment_method: '1001', debit_from: m.accounts[0],
-        beneficiary_name: 'Linked Payee', beneficiary_email: 'payee@example.com', beneficiary_mobile: '9876543210', account_number: '123456789012', ifsc_code: 'HDFC0001234', purpose: 'VENDOR_PAYOUT', remarks: 'linked',
+        client_ref_id: `LINK${Date.now()}${(made += 1)}`,
+        transfer_type: 'BANK',
+        amount,
+        payment_method: '1001',
+        debit_from: m.accounts[0],
+        beneficiary_name: 'Linked Payee',
+        beneficiary_email: 'payee@example.com',
+        beneficiary_mobile: '9876543210',
+        account_number: '123456789012',
+        ifsc_code: 'HDFC0001234',
+        purpose: 'VENDOR_PAYOUT',
+        remarks: 'linked',
       }),
     });
     expect(res.status).toBe(200);
@@ -210,7 +220,7 @@ run('the dashboard, driven in Chromium', () => {
     await page.getByRole('link', { name: 'Payouts', exact: true }).click();
     await page.getByRole('link', { name: ref, exact: true }).waitFor();
     for (const at of await page.locator('main time').allTextContents()) expect(at).toMatch(SHOWN_TIME);
-    expect(await page.locator('main').innerText()).not.toMatch(/\d{4}-\d\d-\d\d/);
+    expect(await page.locator('main').textContent()).not.toMatch(/\d{4}-\d\d-\d\d/);
     await page.close();
   }, 30_000);
 
@@ -270,17 +280,34 @@ run('the dashboard, driven in Chromium', () => {
       headers: Record<string, string>;
     };
     const body = (ref: string) => ({
-      client_ref_id: ref, transfer_type: 'BANK', amount: 3003.01, payment_method: '1001', debit_from: m.account_no, beneficiary_email: 'b@example.com',
-      beneficiary_mobile: '9876543210', beneficiary_name: 'Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'review',
+      client_ref_id: ref,
+      transfer_type: 'BANK',
+      amount: 3003.01,
+      payment_method: '1001',
+      debit_from: m.account_no,
+      beneficiary_email: 'b@example.com',
+      beneficiary_mobile: '9876543210',
+      beneficiary_name: 'Payee',
+      account_number: '123456789012',
+      ifsc_code: 'HDFC0000001',
+      purpose: 'VENDOR_PAYOUT',
+      remarks: 'review',
     });
     for (const ref of ['REVIEW-1', 'REVIEW-2']) {
-      await fetch(`${sb.url}/api/v2/public/payment/transfer`, { method: 'POST', headers: { ...m.headers, 'content-type': 'application/json' }, body: JSON.stringify(body(ref)) });
+      await fetch(`${sb.url}/api/v2/public/payment/transfer`, {
+        method: 'POST',
+        headers: { ...m.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(body(ref)),
+      });
     }
     const page = await pageAt(`${sb.url}/__sandbox/ui#/m/${m.merchant_id}/review`);
     const finding = page.getByTestId('finding').filter({ hasText: 'double-payout-after-timeout' });
     await finding.waitFor();
     expect(await finding.getByText('high', { exact: true }).count()).toBe(1);
-    await finding.getByRole('link', { name: /^payout \d+$/ }).first().click();
+    await finding
+      .getByRole('link', { name: /^payout \d+$/ })
+      .first()
+      .click();
     await page.getByRole('heading', { level: 2 }).filter({ hasText: 'Payout' }).waitFor();
     expect(await hash(page)).toMatch(new RegExp(`^#/m/${m.merchant_id}/payouts/\\d+$`));
     await page.close();
@@ -294,7 +321,9 @@ run('the dashboard, driven in Chromium', () => {
     await form.getByRole('button', { name: 'Start outage' }).click();
     const row = page.getByTestId('outage').filter({ hasText: 'SBIN' });
     await row.getByText('down').waitFor();
-    expect((await control<{ outages: Array<{ bank: string; effect: string }> }>('/outages')).outages).toEqual([expect.objectContaining({ bank: 'SBIN', effect: 'hold' })]);
+    expect((await control<{ outages: Array<{ bank: string; effect: string }> }>('/outages')).outages).toEqual([
+      expect.objectContaining({ bank: 'SBIN', effect: 'hold' }),
+    ]);
     await row.getByRole('button', { name: 'End' }).click();
     await row.waitFor({ state: 'detached' });
     await page.close();

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -10,7 +10,13 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const README_MAX_LINES = 250;
 
-const pages = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`)];
+const pages = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`),
+];
 
 /** Directories .gitignore leaves out of a clone (`dist/`, `node_modules/`, …). */
 const ignoredDirs = readFileSync(join(ROOT, '.gitignore'), 'utf8')
@@ -88,7 +94,7 @@ test.each(pages)('every relative link of %s reaches a file of the repository', (
   expect(broken).toEqual([]);
 });
 
-test('no page links to ../shared (users\' clones do not have it)', () => {
+test("no page links to ../shared (users' clones do not have it)", () => {
   const offenders = pages.filter((page) => linkTargets(readFileSync(join(ROOT, page), 'utf8')).some((t) => t.includes('../shared')));
   expect(offenders).toEqual([]);
 });
@@ -108,9 +114,7 @@ test('the README links every page of docs/', () => {
 test('the link checker finds what it should', () => {
   expect(linkTargets('[a](docs/api.md) ![b](x.png "t") `[c](no.md)`\n[d]: <e.md>\n')).toEqual(['docs/api.md', 'x.png', 'e.md']);
   expect(linkTargets('```md\n[a](inside-code.md)\n```\n[b](b.md)')).toEqual(['b.md']);
-  expect(anchorsOf('## Magic amounts (`scenarios/default.json`)\n## A\n## A')).toEqual(
-    new Set(['magic-amounts-scenariosdefaultjson', 'a', 'a-1']),
-  );
+  expect(anchorsOf('## Magic amounts (`scenarios/default.json`)\n## A\n## A')).toEqual(new Set(['magic-amounts-scenariosdefaultjson', 'a', 'a-1']));
   expect(problem('README.md', '../shared/SPEC.md')).toBe('points outside the repository');
   expect(problem('docs/api.md', '../../x.md')).toBe('points outside the repository');
   expect(problem('README.md', '/docs/api.md')).toBe('is absolute: link relative to the page');

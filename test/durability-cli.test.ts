@@ -38,11 +38,26 @@ function snapshot(): Record<string, string> {
 /** A real data file with its log (a stopped sandbox that made two payouts, then was killed). */
 async function realStore(): Promise<{ doc: Record<string, unknown>; log: string }> {
   const running = await startCli(base());
-  const headers = { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001', 'content-type': 'application/json' };
+  const headers = {
+    'x-merchant-email': 'demo@payout-sandbox.test',
+    'x-api-key': 'sbx_key_demo_0001',
+    'x-api-secret': 'sbx_secret_demo_0001',
+    'content-type': 'application/json',
+  };
   for (const ref of ['DUR000001', 'DUR000002']) {
     const body = {
-      client_ref_id: ref, transfer_type: 'BANK', amount: 100, payment_method: '1001', debit_from: 'DEMOVAN0000000000001', beneficiary_email: 'b@example.com',
-      beneficiary_mobile: '9876543210', beneficiary_name: 'Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'x',
+      client_ref_id: ref,
+      transfer_type: 'BANK',
+      amount: 100,
+      payment_method: '1001',
+      debit_from: 'DEMOVAN0000000000001',
+      beneficiary_email: 'b@example.com',
+      beneficiary_mobile: '9876543210',
+      beneficiary_name: 'Payee',
+      account_number: '123456789012',
+      ifsc_code: 'HDFC0000001',
+      purpose: 'VENDOR_PAYOUT',
+      remarks: 'x',
     };
     const res = await fetch(`${running.url}/api/v1/public/payment/transfer`, { method: 'POST', headers, body: JSON.stringify(body) });
     expect(res.status).toBe(200);
@@ -53,12 +68,28 @@ async function realStore(): Promise<{ doc: Record<string, unknown>; log: string 
 
 describe('a data file that is not a valid one stops the start: exit 2, the file and the problem named, nothing changed', () => {
   const cases: Array<[string, (store: { doc: Record<string, unknown>; log: string }) => void, RegExp]> = [
-    ['the document is null (with its log beside it)', () => writeFileSync(data(), 'null'), /db\.json: not a payout-sandbox data file \(the document is null, not an object\)/],
+    [
+      'the document is null (with its log beside it)',
+      () => writeFileSync(data(), 'null'),
+      /db\.json: not a payout-sandbox data file \(the document is null, not an object\)/,
+    ],
     ['the document is an array', () => writeFileSync(data(), '[]'), /db\.json: not a payout-sandbox data file \(the document is an array/],
     ['an empty file', () => writeFileSync(data(), ''), /db\.json: the data file is not valid JSON \(the file is empty\)/],
-    ['schema_version alone', () => writeFileSync(data(), '{"schema_version":1}'), /db\.json: not a payout-sandbox data file: \/merchants: expected required property/],
-    ['payouts is an array', ({ doc }) => writeFileSync(data(), JSON.stringify({ ...doc, payouts: [] })), /db\.json: not a payout-sandbox data file: \/payouts: expected object/],
-    ['the clock is a string', ({ doc }) => writeFileSync(data(), JSON.stringify({ ...doc, clock: 'noon' })), /db\.json: not a payout-sandbox data file: \/clock: expected object/],
+    [
+      'schema_version alone',
+      () => writeFileSync(data(), '{"schema_version":1}'),
+      /db\.json: not a payout-sandbox data file: \/merchants: expected required property/,
+    ],
+    [
+      'payouts is an array',
+      ({ doc }) => writeFileSync(data(), JSON.stringify({ ...doc, payouts: [] })),
+      /db\.json: not a payout-sandbox data file: \/payouts: expected object/,
+    ],
+    [
+      'the clock is a string',
+      ({ doc }) => writeFileSync(data(), JSON.stringify({ ...doc, clock: 'noon' })),
+      /db\.json: not a payout-sandbox data file: \/clock: expected object/,
+    ],
     ['another schema version', ({ doc }) => writeFileSync(data(), JSON.stringify({ ...doc, schema_version: 2 })), /schema_version is 2; this sandbox reads 1/],
     [
       'an account without its ledger',
@@ -92,16 +123,20 @@ describe('a data file that is not a valid one stops the start: exit 2, the file 
       /db\.json: cannot read the data file: it is a directory, not a file \(EISDIR\)/,
     ],
   ];
-  test.each(cases)('%s', async (_name, damage, message) => {
-    const store = await realStore();
-    damage(store);
-    const before = snapshot();
-    const r = await runCli(base());
-    expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(message);
-    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    expect(snapshot()).toEqual(before);
-  }, 30_000);
+  test.each(cases)(
+    '%s',
+    async (_name, damage, message) => {
+      const store = await realStore();
+      damage(store);
+      const before = snapshot();
+      const r = await runCli(base());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(message);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(snapshot()).toEqual(before);
+    },
+    30_000,
+  );
 });
 
 test('one data file, one process: a second start exits 2 at once naming the first (pid, port); the first keeps serving; nothing is written', async () => {

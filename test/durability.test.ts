@@ -1,10 +1,10 @@
-import { open } from 'node:fs/promises';
 import { readFileSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import request from 'supertest';
 import { createApp, type SandboxApp } from '../src/app.js';
 import type { LogHandle } from '../src/store/change-log.js';
-import { StoreWriteError, logPathOf } from '../src/store/store.js';
+import { logPathOf, StoreWriteError } from '../src/store/store.js';
 import { DEMO, initialize, payoutBody, status, useTempDir } from './helpers.js';
 
 /**
@@ -45,7 +45,7 @@ function flakyDisk() {
           }
           halfDone = false;
           disk.failed += 1;
-          disk.onFailure.splice(0).forEach((f) => f());
+          for (const f of disk.onFailure.splice(0)) f();
           throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
         },
         datasync: () => h.datasync(),
@@ -65,7 +65,10 @@ function fileApp(disk: ReturnType<typeof flakyDisk>, extra: Record<string, unkno
 function logLines(): unknown[] {
   const text = readFileSync(logPathOf(file()), 'utf8');
   expect(text === '' || text.endsWith('\n')).toBe(true);
-  return text.split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as unknown);
+  return text
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as unknown);
 }
 
 test('a short write is written on to its end: the request is answered 200 and its line replays', async () => {

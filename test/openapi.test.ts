@@ -1,9 +1,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
-import { DEMO, demoHeaders, initialize, payoutBody, testApp } from './helpers.js';
-import { compile } from '../src/contract/validate.js';
 import { OPERATIONS } from '../src/contract/operations.js';
+import { compile } from '../src/contract/validate.js';
+import { DEMO, demoHeaders, initialize, payoutBody, testApp } from './helpers.js';
 
 let app: SandboxApp;
 beforeAll(async () => {
@@ -57,15 +57,37 @@ test('real responses match the documented response schemas', async () => {
   const created = await initialize(app, payoutBody());
   const checks: Array<[string, number, unknown]> = [
     ['initializePayoutV1', 200, created.body],
-    ['getPayoutStatus', 200, (await request(app).get('/api/v1/public/payment/transfer/status').set(demoHeaders).query({ ref_id: created.body.data.ref_id })).body],
+    [
+      'getPayoutStatus',
+      200,
+      (await request(app).get('/api/v1/public/payment/transfer/status').set(demoHeaders).query({ ref_id: created.body.data.ref_id })).body,
+    ],
     ['getBalance', 200, (await request(app).get('/api/v1/public/balance/check').set(demoHeaders).query({ account_no: DEMO.van1 })).body],
     ['getBeneficiary', 200, (await request(app).post('/api/v1/public/beneficiary/get').set(demoHeaders).send({ beneficiary_id: DEMO.activeBene })).body],
-    ['verify', 200, (await request(app).post('/api/v1/public/verification/').set(demoHeaders).send({ debit_from: DEMO.van1, verification_type: 'IFSC', ifsc: { ifsc_code: 'HDFC0000001' } })).body],
-    ['getCheckoutStatus', 200, (await request(app).get('/api/v1/payment/transaction/PAYDEMO0000000001/status').set({ MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' })).body],
+    [
+      'verify',
+      200,
+      (
+        await request(app)
+          .post('/api/v1/public/verification/')
+          .set(demoHeaders)
+          .send({ debit_from: DEMO.van1, verification_type: 'IFSC', ifsc: { ifsc_code: 'HDFC0000001' } })
+      ).body,
+    ],
+    [
+      'getCheckoutStatus',
+      200,
+      (await request(app).get('/api/v1/payment/transaction/PAYDEMO0000000001/status').set({ MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' }))
+        .body,
+    ],
     ['initializePayoutV2', 400, (await initialize(app, payoutBody({ amount: 1001.01 }), 'v2')).body],
     ['initializePayoutV2', 400, (await initialize(app, payoutBody({ amount: 'x' }), 'v2')).body],
     ['getBalance', 401, (await request(app).get('/api/v1/public/balance/check').query({ account_no: DEMO.van1 })).body],
-    ['getCheckoutStatus', 404, (await request(app).get('/api/v1/payment/transaction/NOPE/status').set({ MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' })).body],
+    [
+      'getCheckoutStatus',
+      404,
+      (await request(app).get('/api/v1/payment/transaction/NOPE/status').set({ MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' })).body,
+    ],
   ];
   for (const [id, status, body] of checks) {
     const op = OPERATIONS.find((o) => o.id === id)!;

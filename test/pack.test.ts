@@ -23,7 +23,11 @@ test('npm pack, then npm install --omit=dev of the tarball: the CLI and startSan
   const project = join(dir(), 'merchant');
   mkdirSync(project);
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'merchant', private: true, type: 'module' }));
-  execFileSync('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], { cwd: project, stdio: 'pipe', timeout: 240_000 });
+  execFileSync('npm', ['install', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund', '--silent', tarball], {
+    cwd: project,
+    stdio: 'pipe',
+    timeout: 240_000,
+  });
   expect(readdirSync(join(project, 'node_modules'))).not.toContain('typescript');
   const help = execFileSync(join(project, 'node_modules/.bin/payout-sandbox'), ['--version'], { encoding: 'utf8' });
   expect(help.trim()).toMatch(/^\d+\.\d+\.\d+/);

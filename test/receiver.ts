@@ -40,7 +40,13 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
       if (received.length >= n) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`only ${received.length} of ${n} webhook requests arrived`)), 5000);
-        waiters.push({ n, resolve: () => (clearTimeout(timer), resolve()) });
+        waiters.push({
+          n,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
       });
     },
     bodies: () => received.map((r) => JSON.parse(r.body)),

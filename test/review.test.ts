@@ -56,13 +56,18 @@ function naive() {
 
 function client(app: SandboxApp, m: Tenant) {
   const pay = (body: Record<string, unknown>, version: 'v1' | 'v2' = 'v2') =>
-    request(app).post(`/api/${version}/public/payment/transfer`).set(m.headers).send(payoutBody({ debit_from: m.account_no, ...body }));
+    request(app)
+      .post(`/api/${version}/public/payment/transfer`)
+      .set(m.headers)
+      .send(payoutBody({ debit_from: m.account_no, ...body }));
   const status = (q: Record<string, string>) => request(app).get('/api/v1/public/payment/transfer/status').set(m.headers).query(q);
   return { pay, status };
 }
 
 async function merchant(app: SandboxApp, body: Record<string, unknown> = {}): Promise<Tenant> {
-  const res = await request(app).post('/__sandbox/merchants').send({ balance: 1_000_000, ...body });
+  const res = await request(app)
+    .post('/__sandbox/merchants')
+    .send({ balance: 1_000_000, ...body });
   expect(res.status).toBe(201);
   return res.body as Tenant;
 }
@@ -120,13 +125,43 @@ test('a careful client and a naive one against one sandbox: every rule flags the
     const bene = async (m: Tenant, name: string) =>
       (
         await request(app).post('/api/v1/public/beneficiary/create').set(m.headers).send({
-          transfer_type: 'BANK', beneficiary_name: name, beneficiary_email: 'b@example.com', beneficiary_mobile: '9123456780', account_number: '556677889900', ifsc_code: 'ICIC0001234',
+          transfer_type: 'BANK',
+          beneficiary_name: name,
+          beneficiary_email: 'b@example.com',
+          beneficiary_mobile: '9123456780',
+          account_number: '556677889900',
+          ifsc_code: 'ICIC0001234',
         })
       ).body.data.beneficiary_id as string;
     const [cb, nb] = [await bene(careful, 'Careful Payee'), await bene(reckless, 'Naive Payee')];
-    expect((await c.pay({ beneficiary_id: cb, account_number: undefined, ifsc_code: undefined, beneficiary_name: undefined, beneficiary_email: undefined, beneficiary_mobile: undefined })).body.error.code).toBe('INVALID_BENEFICIARY');
-    const nb1 = await n.pay({ beneficiary_id: nb, account_number: undefined, ifsc_code: undefined, beneficiary_name: undefined, beneficiary_email: undefined, beneficiary_mobile: undefined });
-    const nb2 = await n.pay({ beneficiary_id: nb, account_number: undefined, ifsc_code: undefined, beneficiary_name: undefined, beneficiary_email: undefined, beneficiary_mobile: undefined });
+    expect(
+      (
+        await c.pay({
+          beneficiary_id: cb,
+          account_number: undefined,
+          ifsc_code: undefined,
+          beneficiary_name: undefined,
+          beneficiary_email: undefined,
+          beneficiary_mobile: undefined,
+        })
+      ).body.error.code,
+    ).toBe('INVALID_BENEFICIARY');
+    const nb1 = await n.pay({
+      beneficiary_id: nb,
+      account_number: undefined,
+      ifsc_code: undefined,
+      beneficiary_name: undefined,
+      beneficiary_email: undefined,
+      beneficiary_mobile: undefined,
+    });
+    const nb2 = await n.pay({
+      beneficiary_id: nb,
+      account_number: undefined,
+      ifsc_code: undefined,
+      beneficiary_name: undefined,
+      beneficiary_email: undefined,
+      beneficiary_mobile: undefined,
+    });
     expect([nb1.body.error.code, nb2.body.error.code]).toEqual(['INVALID_BENEFICIARY', 'INVALID_BENEFICIARY']);
 
     // 6. Time passes: everything settles; the careful one checks every payout's outcome.
@@ -138,7 +173,9 @@ test('a careful client and a naive one against one sandbox: every rule flags the
     }
     // A redelivery of a delivery each receiver acknowledged.
     const acked = async (m: Tenant) =>
-      ((await request(app).get(`/__sandbox/webhooks?merchant_id=${m.merchant_id}`)).body.deliveries as Array<{ delivery_id: string; state: string }>).find((d) => d.state === 'delivered');
+      ((await request(app).get(`/__sandbox/webhooks?merchant_id=${m.merchant_id}`)).body.deliveries as Array<{ delivery_id: string; state: string }>).find(
+        (d) => d.state === 'delivered',
+      );
     for (const m of [careful, reckless]) {
       const d = await acked(m);
       expect(d).toBeDefined();
@@ -166,15 +203,21 @@ test('a careful client and a naive one against one sandbox: every rule flags the
     const find = (rule: string) => naiveReview.findings.find((f: { rule: string }) => f.rule === rule);
     const ids = (rule: string) => find(rule).evidence.map((e: { id: string }) => e.id);
     expect(find('double-payout-after-timeout')).toMatchObject({ severity: 'high', advice: expect.stringContaining('same client_ref_id') });
-    expect(ids('double-payout-after-timeout')).toEqual(expect.arrayContaining([nA.headers['x-request-id'], nA2.headers['x-request-id'], String(nA2.body.data?.ref_id ?? ids('double-payout-after-timeout')[3])]));
-    expect(ids('double-payout-while-unresolved')).toEqual(expect.arrayContaining([nU.headers['x-request-id'], nU2.headers['x-request-id'], nU2.body.data.ref_id]));
+    expect(ids('double-payout-after-timeout')).toEqual(
+      expect.arrayContaining([nA.headers['x-request-id'], nA2.headers['x-request-id'], String(nA2.body.data?.ref_id ?? ids('double-payout-after-timeout')[3])]),
+    );
+    expect(ids('double-payout-while-unresolved')).toEqual(
+      expect.arrayContaining([nU.headers['x-request-id'], nU2.headers['x-request-id'], nU2.body.data.ref_id]),
+    );
     expect(ids('double-payout-after-not-found')).toContain(nL2.headers['x-request-id']);
     expect(ids('status-poll-over-limit')).toEqual(storm.slice(2).map((r) => r.headers['x-request-id']));
     expect(ids('retry-after-ignored')).toEqual(expect.arrayContaining([storm[2].headers['x-request-id'], storm[3].headers['x-request-id']]));
     expect(ids('payout-to-pending-beneficiary-repeated')).toEqual([nb1.headers['x-request-id'], nb2.headers['x-request-id']]);
     // Forged and stale deliveries accepted, by the chaos deliveries and by the probe.
     for (const rule of ['webhook-forged-accepted', 'webhook-stale-accepted']) {
-      const kinds = naiveReview.findings.filter((f: { rule: string }) => f.rule === rule).flatMap((f: { evidence: Array<{ kind: string }> }) => f.evidence.map((e) => e.kind));
+      const kinds = naiveReview.findings
+        .filter((f: { rule: string }) => f.rule === rule)
+        .flatMap((f: { evidence: Array<{ kind: string }> }) => f.evidence.map((e) => e.kind));
       expect(new Set(kinds)).toEqual(new Set(['delivery', 'probe']));
     }
     expect(naiveReview.summary.high).toBeGreaterThanOrEqual(5);
@@ -215,7 +258,10 @@ test('bad input: unknown merchant 404, unknown format 400 naming the allowed val
 describe('facts are kept', () => {
   async function naivePayTwice(app: SandboxApp, m: Tenant) {
     const pay = (ref: string) =>
-      request(app).post('/api/v2/public/payment/transfer').set(m.headers).send(payoutBody({ debit_from: m.account_no, amount: 3003.01, client_ref_id: ref }));
+      request(app)
+        .post('/api/v2/public/payment/transfer')
+        .set(m.headers)
+        .send(payoutBody({ debit_from: m.account_no, amount: 3003.01, client_ref_id: ref }));
     await pay('TWICE-1');
     await pay('TWICE-2');
   }
@@ -250,9 +296,18 @@ describe('the CI gate', () => {
   test('--review-report and --review-fail-on high: a high finding makes the stop exit 4, with the report written', async () => {
     const report = join(dir(), 'review.md');
     const running = await startCli(['--port', '0', '--data', 'memory', '--clock', 'manual', '--review-report', report, '--review-fail-on', 'high']);
-    const headers = { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001', 'content-type': 'application/json' };
+    const headers = {
+      'x-merchant-email': 'demo@payout-sandbox.test',
+      'x-api-key': 'sbx_key_demo_0001',
+      'x-api-secret': 'sbx_secret_demo_0001',
+      'content-type': 'application/json',
+    };
     for (const ref of ['GATE-1', 'GATE-2']) {
-      await fetch(`${running.url}/api/v1/public/payment/transfer`, { method: 'POST', headers, body: JSON.stringify(payoutBody({ amount: 3003.01, client_ref_id: ref })) });
+      await fetch(`${running.url}/api/v1/public/payment/transfer`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(payoutBody({ amount: 3003.01, client_ref_id: ref })),
+      });
     }
     expect(await running.stop()).toBe(4);
     expect(running.output()).toContain('integration review: 1 finding of severity high or above (double-payout-after-timeout)');

@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
-import { DEMO, advanceBy, balanceOf, demoHeaders, initialize, payoutBody, testApp } from './helpers.js';
+import { advanceBy, balanceOf, DEMO, demoHeaders, initialize, payoutBody, testApp } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 /** A sandbox shared by a team: the admin token's attempt limit, the caps, the webhook targets. */
@@ -65,13 +65,22 @@ test('beneficiaries and verifications have the same cap', async () => {
   const a = await app({ maxRecordsPerMerchant: 1 });
   const bene = (n: string) =>
     request(a).post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
-      transfer_type: 'BANK', beneficiary_name: 'Cap Test', beneficiary_email: 'c@example.com', beneficiary_mobile: '9876543210', account_number: n, ifsc_code: 'HDFC0001234',
+      transfer_type: 'BANK',
+      beneficiary_name: 'Cap Test',
+      beneficiary_email: 'c@example.com',
+      beneficiary_mobile: '9876543210',
+      account_number: n,
+      ifsc_code: 'HDFC0001234',
     });
   // The fixtures give the demo merchant beneficiaries already: over the cap of 1.
   const res = await bene('111122223333');
   expect(res.status).toBe(400);
   expect(res.body.message).toMatch(/at most 1 beneficiaries per merchant/);
-  const verify = () => request(a).post('/api/v1/public/verification/').set(demoHeaders).send({ debit_from: DEMO.van1, verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
+  const verify = () =>
+    request(a)
+      .post('/api/v1/public/verification/')
+      .set(demoHeaders)
+      .send({ debit_from: DEMO.van1, verification_type: 'PAN', pan: { pan_number: 'ABCPE1234F' } });
   expect((await verify()).status).toBe(200);
   const second = await verify();
   expect(second.status).toBe(400);

@@ -46,26 +46,30 @@ test('startSandbox starts on a free port, works, and stop() leaves no sockets or
   for (let i = 0; i < 3; i++) {
     const sb = await startSandbox({ clock: 'manual', seed: 1, checkoutPort: 0 });
     try {
-    expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(sb.controlUrl).toBe(`${sb.url}/__sandbox`);
-    expect(sb.checkoutUrl).not.toBe(sb.url);
-    expect(sb.merchant).toMatchObject({ merchantId: 'SBXDEMO0001', email: 'demo@payout-sandbox.test', accounts: ['DEMOVAN0000000000001', 'DEMOVAN0000000000002', 'DEMOVAN0000000000003'] });
-    const res = await fetch(`${sb.url}/api/v1/public/payment/transfer`, {
-      method: 'POST',
-      headers: { ...sb.merchant.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(payoutBody()),
-    });
-    expect(res.status).toBe(200);
-    const { data } = (await res.json()) as { data: { ref_id: string } };
-    await sb.advance('5s');
-    const st = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
-    expect(((await st.json()) as { data: { transaction: { status: string } } }).data.transaction.status).toBe('Success');
-    const co = await fetch(`${sb.checkoutUrl}/api/v1/payment/transaction/PAYDEMO0000000002/status`, { headers: sb.merchant.checkoutHeaders });
-    expect(co.status).toBe(200);
-    await sb.reset();
-    const after = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
-    expect(after.status).toBe(400);
-    await expect(sb.advance('soon')).rejects.toThrow('The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.');
+      expect(sb.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(sb.controlUrl).toBe(`${sb.url}/__sandbox`);
+      expect(sb.checkoutUrl).not.toBe(sb.url);
+      expect(sb.merchant).toMatchObject({
+        merchantId: 'SBXDEMO0001',
+        email: 'demo@payout-sandbox.test',
+        accounts: ['DEMOVAN0000000000001', 'DEMOVAN0000000000002', 'DEMOVAN0000000000003'],
+      });
+      const res = await fetch(`${sb.url}/api/v1/public/payment/transfer`, {
+        method: 'POST',
+        headers: { ...sb.merchant.headers, 'content-type': 'application/json' },
+        body: JSON.stringify(payoutBody()),
+      });
+      expect(res.status).toBe(200);
+      const { data } = (await res.json()) as { data: { ref_id: string } };
+      await sb.advance('5s');
+      const st = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
+      expect(((await st.json()) as { data: { transaction: { status: string } } }).data.transaction.status).toBe('Success');
+      const co = await fetch(`${sb.checkoutUrl}/api/v1/payment/transaction/PAYDEMO0000000002/status`, { headers: sb.merchant.checkoutHeaders });
+      expect(co.status).toBe(200);
+      await sb.reset();
+      const after = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
+      expect(after.status).toBe(400);
+      await expect(sb.advance('soon')).rejects.toThrow('The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.');
     } finally {
       await sb.stop();
       await sb.stop();

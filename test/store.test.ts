@@ -7,7 +7,7 @@ import { ledgerSum } from '../src/domain/ledger.js';
 import { replayLog } from '../src/store/change-log.js';
 import type { State } from '../src/store/state.js';
 import { logPathOf } from '../src/store/store.js';
-import { DEMO, balance, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp, useTempDir } from './helpers.js';
+import { balance, DEMO, defaultFixtures, demoHeaders, initialize, payoutBody, status, testApp, useTempDir } from './helpers.js';
 
 const dir = useTempDir();
 
@@ -32,7 +32,10 @@ test('100 concurrent payouts against a VAN that can afford 40: exactly 40 accept
   try {
     const results = await Promise.all(
       Array.from({ length: 100 }, (_, i) =>
-        request(server).post('/api/v1/public/payment/transfer').set(demoHeaders).send(payoutBody({ client_ref_id: `CONC${String(i).padStart(5, '0')}` })),
+        request(server)
+          .post('/api/v1/public/payment/transfer')
+          .set(demoHeaders)
+          .send(payoutBody({ client_ref_id: `CONC${String(i).padStart(5, '0')}` })),
       ),
     );
     const accepted = results.filter((r) => r.status === 200);

@@ -1,10 +1,10 @@
 import { jest } from '@jest/globals';
 import request from 'supertest';
-import type { SandboxApp } from '../src/app.js';
 import { openSandbox } from '../src/admin/sandbox.js';
+import type { SandboxApp } from '../src/app.js';
 import { createApp } from '../src/app.js';
 import { startSandbox } from '../src/index.js';
-import { DEMO, OTHER, demoHeaders, otherHeaders, payoutBody, testApp, useTempDir } from './helpers.js';
+import { DEMO, demoHeaders, OTHER, otherHeaders, payoutBody, testApp, useTempDir } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 /**
@@ -58,7 +58,8 @@ async function advanceTenant(t: Tenant, by: string) {
   return res.body as { now: string; follows_sandbox_clock: boolean };
 }
 
-const clockOf = async (t: Tenant) => (await control().get(`/__sandbox/merchants/${t.merchant_id}/clock`)).body as { now: string; mode: string; follows_sandbox_clock: boolean };
+const clockOf = async (t: Tenant) =>
+  (await control().get(`/__sandbox/merchants/${t.merchant_id}/clock`)).body as { now: string; mode: string; follows_sandbox_clock: boolean };
 const sandboxNow = async () => (await control().get('/__sandbox/clock')).body.now as string;
 
 describe('a clock per merchant', () => {
@@ -69,7 +70,11 @@ describe('a clock per merchant', () => {
     const ref = await pay(a, 100);
     expect((await record(a, ref)).created_at).toBe('01/03/2026 10:00:00 AM');
     // The request journal shows its requests at its own time.
-    const journal = (await control().get('/__sandbox/requests?limit=5')).body.requests as Array<{ merchant_id: string | null; at: string; ref_id: string | null }>;
+    const journal = (await control().get('/__sandbox/requests?limit=5')).body.requests as Array<{
+      merchant_id: string | null;
+      at: string;
+      ref_id: string | null;
+    }>;
     expect(journal.find((r) => r.merchant_id === a.merchant_id && r.ref_id === ref)?.at).toBe('2026-03-01T10:00:00.000+05:30');
   });
 
@@ -117,17 +122,35 @@ describe('a clock per merchant', () => {
     expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: 'soon' })).status).toBe(400);
     expect((await control().post('/__sandbox/merchants/NOPE/clock/advance').send({ by: '1h' })).status).toBe(404);
     expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: '1h' })).status).toBe(409);
-    expect((await control().post('/__sandbox/merchants').send({ clock: { mode: 'sometimes' } })).status).toBe(400);
-    expect((await control().post('/__sandbox/merchants').send({ clock: { start: 'yesterday' } })).status).toBe(400);
+    expect(
+      (
+        await control()
+          .post('/__sandbox/merchants')
+          .send({ clock: { mode: 'sometimes' } })
+      ).status,
+    ).toBe(400);
+    expect(
+      (
+        await control()
+          .post('/__sandbox/merchants')
+          .send({ clock: { start: 'yesterday' } })
+      ).status,
+    ).toBe(400);
   });
 
   test('webhook bodies and Aadhaar OTP expiry run on the merchant clock', async () => {
     const a = await tenant({ clock: { mode: 'manual', start: '2026-05-01T09:00:00+05:30' } });
     const b = await tenant({ clock: { mode: 'manual', start: '2026-05-01T09:00:00+05:30' } });
     const otp = (t: Tenant) =>
-      request(app).post('/api/v1/public/verification/').set(t.headers).send({ verification_type: 'AADHAAR', debit_from: t.account_no, aadhaar: { aadhaar_number: '234567890123' } });
+      request(app)
+        .post('/api/v1/public/verification/')
+        .set(t.headers)
+        .send({ verification_type: 'AADHAAR', debit_from: t.account_no, aadhaar: { aadhaar_number: '234567890123' } });
     const complete = (t: Tenant, ref: string) =>
-      request(app).post('/api/v1/public/verification/').set(t.headers).send({ verification_type: 'AADHAAR', debit_from: t.account_no, aadhaar: { aadhaar_number: '234567890123', ref_id: ref, otp: '123456' } });
+      request(app)
+        .post('/api/v1/public/verification/')
+        .set(t.headers)
+        .send({ verification_type: 'AADHAAR', debit_from: t.account_no, aadhaar: { aadhaar_number: '234567890123', ref_id: ref, otp: '123456' } });
     const refA = (await otp(a)).body.data.verify_response.ref_id as string;
     const refB = (await otp(b)).body.data.verify_response.ref_id as string;
     await advanceTenant(a, '11m');
@@ -272,7 +295,11 @@ describe('snapshots and reset per merchant', () => {
 
 test('concurrent flows: two merchants advancing at once while a third creates payouts see only their own effects', async () => {
   const start = '2026-06-01T09:00:00+05:30';
-  const [a, b, c] = await Promise.all([tenant({ clock: { mode: 'manual', start } }), tenant({ clock: { mode: 'manual', start } }), tenant({ clock: { mode: 'manual', start } })]);
+  const [a, b, c] = await Promise.all([
+    tenant({ clock: { mode: 'manual', start } }),
+    tenant({ clock: { mode: 'manual', start } }),
+    tenant({ clock: { mode: 'manual', start } }),
+  ]);
   const refA = await pay(a, 2002.03); // Pending → Unknown after 5 s → Success after 1 h
   const refB = await pay(b, 2002.04); // Pending → Unknown after 5 s → Failed after 1 h
   const flowA = (async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
 import type { ScenarioFile } from '../src/scenario/schema.js';
-import { DEMO, advanceBy, balance, defaultFixtures, demoHeaders, initialize, payoutBody, record, testApp } from './helpers.js';
+import { advanceBy, balance, DEMO, defaultFixtures, demoHeaders, initialize, payoutBody, record, testApp } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
@@ -279,13 +279,18 @@ describe('webhook chaos', () => {
   test('per rule: only the payouts a rule decides get its chaos', async () => {
     receiver = await startReceiver();
     const app = await sandbox({
-      scenario: scenarioWith({}, [{ name: 'dupes', match: { client_ref_id_prefix: 'DUP' }, timeline: [{ after: '5s', status: 'Success' }], webhooks: { duplicate: 1 } }]),
+      scenario: scenarioWith({}, [
+        { name: 'dupes', match: { client_ref_id_prefix: 'DUP' }, timeline: [{ after: '5s', status: 'Success' }], webhooks: { duplicate: 1 } },
+      ]),
     });
     await initialize(app, payoutBody({ client_ref_id: 'DUP000001' }));
     await initialize(app, payoutBody({ client_ref_id: 'ONE000001' }));
     await advanceBy(app, '5s');
     await receiver.waitFor(3);
-    const refs = receiver.bodies().map((b) => b.transaction.client_ref_id).sort();
+    const refs = receiver
+      .bodies()
+      .map((b) => b.transaction.client_ref_id)
+      .sort();
     expect(refs).toEqual(['DUP000001', 'DUP000001', 'ONE000001']);
   });
 });

@@ -15,6 +15,7 @@ import * as payout from './views/payout.js';
 import * as payouts from './views/payouts.js';
 import * as refused from './views/refused.js';
 import * as review from './views/review.js';
+import * as sequence from './views/sequence.js';
 import * as snapshots from './views/snapshots.js';
 import * as verifications from './views/verifications.js';
 import * as webhooks from './views/webhooks.js';
@@ -29,11 +30,14 @@ const TABS = [
   ['checkout', 'Checkout', checkout],
   ['webhooks', 'Webhooks', webhooks],
   ['requests', 'Requests', journal],
+  ['sequence', 'Sequence', sequence],
   ['demo', 'Demo', demos],
   ['failures', 'Outages & chaos', failures],
   ['sandbox', 'Sandbox', snapshots],
 ];
 const known = (tab) => TABS.some(([id]) => id === tab);
+/** The views that only change things: not shown over a trace (show-trace: read-only). */
+const WRITING = new Set(['demo', 'failures', 'sandbox']);
 const viewOf = (route) => (route.tab === 'payouts' && route.ref ? payout : (TABS.find(([id]) => id === route.tab)?.[2] ?? payouts));
 
 function Balance({ merchant }) {
@@ -53,10 +57,13 @@ export function Dashboard({ client, token, onLocked }) {
   }, [client]);
   const answer = useGet(client, '/merchants', [version]);
   const merchants = answer.data?.merchants;
+  // `payout-sandbox show-trace` answers health with readonly: a trace, nothing to change, no change stream.
+  const health = useGet(client, '/health');
+  const readonly = health.data?.readonly === true;
   useEffect(() => {
     if (answer.error?.status === 401) onLocked();
   }, [answer.error]);
-  useChanges(token, merchants !== undefined, refresh);
+  useChanges(token, merchants !== undefined && (health.data !== undefined || health.error !== null) && !readonly, refresh);
   // A view's data is asked for as the route moves, not once the view is on screen; at the start,
   // beside the tenant list rather than after it.
   const prefetch = (next) => {
@@ -74,11 +81,11 @@ export function Dashboard({ client, token, onLocked }) {
   // A route naming no known tenant or view shows the first tenant's (the URL says so too).
   useEffect(() => {
     if (!merchants?.length) return;
-    const tab = merchant && known(route.tab) ? route.tab : 'payouts';
+    const tab = merchant && known(route.tab) && !(readonly && WRITING.has(route.tab)) ? route.tab : 'payouts';
     const canonical = { tenant: merchant ? route.tenant : merchants[0].merchant_id, tab, ref: merchant && tab === 'payouts' ? route.ref : null };
     const same = canonical.tenant === route.tenant && canonical.tab === route.tab && canonical.ref === route.ref;
     if (!same || !location.hash) go(canonical, { replace: true });
-  }, [merchants, route]);
+  }, [merchants, route, readonly]);
 
   // A 401 is the token prompt's to show.
   if (!merchants)
@@ -90,12 +97,13 @@ export function Dashboard({ client, token, onLocked }) {
       <h1>payout-sandbox</h1>
       <label>Tenant <select data-testid="tenant" value=${route.tenant} onChange=${(e) => go({ tenant: e.target.value, tab: route.tab, ref: null })}>
         ${merchants.map((m) => html`<option value=${m.merchant_id}>${m.name} (${m.merchant_id})</option>`)}</select></label>
-      ${merchant && html`<${Balance} merchant=${merchant} /><${ClockBar} client=${client} merchant=${merchant} refresh=${refresh} onError=${onError} />`}
+      ${merchant && html`<${Balance} merchant=${merchant} /><${ClockBar} client=${client} merchant=${merchant} refresh=${refresh} onError=${onError} readonly=${readonly} />`}
+      ${readonly && html`<strong class="readonly-badge" data-testid="readonly" title=${health.data.trace?.file ?? ''}>Read-only trace${health.data.trace?.file ? `: ${health.data.trace.file.split(/[\\/]/).pop()}` : ''}</strong>`}
     </header>
     <main>
       ${error && html`<p class="error card" role="alert">${error} <button onClick=${() => setError(null)}>Dismiss</button></p>`}
-      <nav aria-label="Views">${TABS.map(([id, label]) => html`<a href=${href({ tenant: route.tenant, tab: id })} aria-current=${route.tab === id && !route.ref ? 'page' : undefined}>${label}</a>`)}</nav>
-      ${merchant && html`<${View} key=${href(route)} client=${client} route=${route} go=${go} merchant=${merchant} version=${version} refresh=${refresh} onError=${onError} />`}
+      <nav aria-label="Views">${TABS.filter(([id]) => !(readonly && WRITING.has(id))).map(([id, label]) => html`<a href=${href({ tenant: route.tenant, tab: id })} aria-current=${route.tab === id && !route.ref ? 'page' : undefined}>${label}</a>`)}</nav>
+      ${merchant && html`<${View} key=${href(route)} client=${client} route=${route} go=${go} merchant=${merchant} version=${version} refresh=${refresh} onError=${onError} readonly=${readonly} />`}
       ${merchants.length === 0 && html`<p class="muted">No merchants: create one through the control API (POST /__sandbox/merchants).</p>`}
     </main>`;
 }

@@ -15,9 +15,11 @@ import { targetAllowed } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
 import { FailureAdmin } from './failure-admin.js';
 import { bodyOf, type DeliveriesQuery, parse, type RequestsQuery } from './inputs.js';
+import { ListenAdmin } from './listen-admin.js';
 import { MerchantAdmin } from './merchant-admin.js';
 import { requireMerchant, requireMerchantByIdOrEmail, requirePayout, TransitionRefused } from './refusals.js';
 import { Snapshots } from './snapshots.js';
+import { TraceAdmin } from './trace-admin.js';
 import * as views from './views.js';
 import { WebhookAdmin } from './webhook-admin.js';
 
@@ -43,6 +45,12 @@ export class Admin {
   readonly webhooks: WebhookAdmin;
   /** Failure on purpose: a merchant's seeded chaos, bank outages. */
   readonly failures: FailureAdmin;
+  /** `payout-sandbox listen` attached as merchants' webhook receivers. */
+  readonly listen: ListenAdmin;
+  /** A merchant's trace: one self-contained JSON document, or HAR (stateless: made on each use). */
+  get traces(): TraceAdmin {
+    return new TraceAdmin(this.sb);
+  }
 
   /** `fixtureMerchants`: how many merchants the fixtures bring (the merchant cap counts the others). */
   constructor(
@@ -54,6 +62,7 @@ export class Admin {
     this.browse = new Browse(sb);
     this.webhooks = new WebhookAdmin(sb);
     this.failures = new FailureAdmin(sb);
+    this.listen = new ListenAdmin(sb);
   }
 
   /** Writes the change, then lets anything now due (a webhook of a forced change) go out. */

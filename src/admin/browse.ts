@@ -1,6 +1,6 @@
 import { toRupees } from '../money.js';
+import { payoutDetail } from '../observe/payout-detail.js';
 import type { SandboxCore } from '../sandbox/core.js';
-import type { TimelineStep } from '../scenario/scenario.js';
 import type { Merchant, Payout } from '../store/state.js';
 import { toIso } from '../time.js';
 import { type PayoutsQuery, parse } from './inputs.js';
@@ -72,32 +72,15 @@ export class Browse {
     const { repo, scheduler, webhooks } = this.sb;
     const p = requirePayout(repo, refId);
     const item = p.next_step ? scheduler.pending(p.merchant_id).find((i) => i.id === p.next_step) : undefined;
-    const scheduled: Array<{ status: string; at: string | null; bank_res_msg: string | null; after_polls?: number; polls?: number }> = [];
-    // A step that waits for status checks has no time: it says how many it waits for.
-    if (p.poll_step) {
-      const { step, polls } = p.poll_step;
-      scheduled.push({ status: step.status, at: null, bank_res_msg: step.bank_res_msg ?? null, after_polls: step.afterPolls, polls });
-    }
-    if (item) {
-      const steps = [item.payload.step as TimelineStep, ...(item.payload.rest as TimelineStep[])];
-      let at = item.due - steps[0].afterMs;
-      for (const s of steps) {
-        at += s.afterMs;
-        scheduled.push({ status: s.status, at: toIso(at), bank_res_msg: s.bank_res_msg ?? null });
-      }
-    }
-    // A payout that ended Failed was refunded in full (amount, fee and tax), once, when it failed.
-    const failed = p.refunded ? p.history.find((h) => h.status === 'Failed') : undefined;
+    const { scheduled, reversed, refund } = payoutDetail(p, item);
     return {
       merchant_id: p.merchant_id,
       rule: p.rule,
       version: p.version,
       debit_from: p.debit_from,
       initialize_fault: p.initialize_fault ?? null,
-      reversed: p.status === 'Failed' && p.history.some((h) => h.status === 'Success'),
-      refund: failed
-        ? { amount: toRupees(p.amount), fees: toRupees(p.fees), tax: toRupees(p.tax), total: toRupees(p.amount + p.fees + p.tax), at: toIso(failed.at) }
-        : null,
+      reversed,
+      refund,
       transaction: views.payoutView(p).transaction,
       timeline: {
         taken: p.history.map((h) => ({ status: h.status, at: toIso(h.at), bank_res_msg: h.bank_res_msg })),
@@ -125,13 +108,26 @@ export class Browse {
     return { transactions: this.list(merchantId, this.sb.repo.state.checkout_transactions, (t, m) => views.checkoutView(t, m)) };
   }
 
-  /** The scenario's payout rules with one amount each, grouped: what the demo picker offers. */
+  /**
+   * The scenario's payout rules with one amount each, grouped: what the demo picker offers, each
+   * with its `outcome` as data (what `payout-sandbox trigger` names it by); and `default`: an
+   * amount no rule's amount claims, and the default timeline it follows.
+   */
   demos() {
     const group = (kind: string) => (kind === 'reject' ? 'Rejections' : kind === 'fault' ? 'Faults' : 'Timelines');
-    const demos = this.sb
-      .scenario()
-      .payouts.rules.flatMap((r) => (r.match.amount && r.match.amount.min === r.match.amount.max ? [{ rule: r, amount: r.match.amount.min }] : []))
-      .map(({ rule: r, amount }) => ({ name: r.name, group: group(r.outcome.kind), description: r.description, amount: toRupees(amount) }));
-    return { scenario: this.sb.scenario().name, demos };
+    const { rules, defaultPlan } = this.sb.scenario().payouts;
+    const demos = rules
+      .flatMap((r) => (r.match.amount && r.match.amount.min === r.match.amount.max ? [{ rule: r, amount: r.match.amount.min }] : []))
+      .map(({ rule: r, amount }) => ({
+        name: r.name,
+        group: group(r.outcome.kind),
+        description: r.description,
+        amount: toRupees(amount),
+        outcome: views.outcomeView(r.outcome),
+      }));
+    // 100 rupees, or the first amount after it that no rule's amount range claims.
+    let free = 10_000;
+    while (rules.some((r) => r.match.amount && free >= r.match.amount.min && free <= r.match.amount.max)) free += 1;
+    return { scenario: this.sb.scenario().name, demos, default: { amount: toRupees(free), outcome: views.planView(defaultPlan) } };
   }
 }

@@ -3,6 +3,7 @@ import { beneficiaryRecord, checkoutRecord, payoutRecord, verificationRecord } f
 import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
 import { mapAmounts } from '../sandbox/terms.js';
+import type { PayoutOutcome, PayoutPlan } from '../scenario/types.js';
 import type { Clocks } from '../schedule/clocks.js';
 import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
@@ -112,4 +113,22 @@ export function deliveryView(d: WebhookDelivery, next: number | null) {
     attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? (a.signature_valid ? 'genuine' : 'forged'), at: toIso(a.at) })),
     body: d.body,
   };
+}
+
+/** A payout plan as data: its first status, its steps (after a time, or a number of status checks), a read-after-write lag. */
+export function planView(plan: PayoutPlan) {
+  return {
+    kind: 'timeline' as const,
+    initial_status: plan.initialStatus,
+    steps: plan.steps.map((s) => (s.afterPolls !== undefined ? { status: s.status, after_polls: s.afterPolls } : { status: s.status, after_ms: s.afterMs })),
+    lag_ms: plan.lagMs ?? 0,
+  };
+}
+
+/** What a payout rule decides, as data: a rejection's code, a timeline, or a fault (and the timeline of the payout it makes). */
+export function outcomeView(o: PayoutOutcome) {
+  if (o.kind === 'reject') return { kind: 'reject' as const, code: o.code };
+  if (o.kind === 'timeline') return planView(o.plan);
+  const { type, httpCode, delayMs, create } = o.fault;
+  return { ...planView(o.plan), kind: 'fault' as const, fault: { type, http_code: httpCode, delay_ms: delayMs, create } };
 }

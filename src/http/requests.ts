@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
-import type { Journal, RefusalError, RefusedTransition } from '../observe/journal.js';
+import type { Exchange, Journal, RefusalError, RefusedTransition } from '../observe/journal.js';
 import type { Clocks } from '../schedule/clocks.js';
 
 /** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
@@ -31,6 +32,36 @@ function loggedUrl(url: string): string {
   const q = url.indexOf('?');
   if (q < 0) return url;
   return url.slice(0, q + 1) + url.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth)[^=&]*)=[^&]*/gi, '$1$2=[redacted]');
+}
+
+/**
+ * The body parsers' `verify`: keeps the request body as it came (before parsing, so a body that
+ * is not valid JSON is kept too), for the journal's exchange; read only for the emulated API's
+ * requests. Kept in `res.locals`, a dictionary already: a property added to the request object
+ * itself would change its shape and slow every later access to it.
+ */
+export function keepRawBody(_req: IncomingMessage, res: ServerResponse, buf: Buffer): void {
+  (res as Response).locals.rawBody = buf;
+}
+
+/** The request and the answer as sent (the answer's body as respond.ts sent it), for a trace. */
+function exchangeOf(res: Response, req: Request, cap: number): Exchange {
+  const url = req.originalUrl;
+  const q = url.indexOf('?');
+  const raw = res.locals.rawBody as Buffer | undefined;
+  const sent = res.headersSent;
+  const body = sent ? (res.locals.body as string | undefined) : undefined;
+  return {
+    real_at: Date.now(),
+    search: q < 0 ? '' : url.slice(q + 1),
+    req_headers: req.headers,
+    req_body: raw === undefined ? null : raw.toString('utf8', 0, Math.min(raw.length, cap)),
+    req_body_size: raw === undefined ? 0 : raw.length,
+    res_headers: sent ? res.getHeaders() : {},
+    res_body: body ?? null,
+    res_body_size: body === undefined ? 0 : Buffer.byteLength(body),
+    bodies_kept: true,
+  };
 }
 
 function merchantOf(res: Response): string | null {
@@ -65,6 +96,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     }
     if (!journaled) return;
     const merchantId = merchantOf(this);
+    const api = req.originalUrl.startsWith('/__sandbox') ? 'control' : 'emulated';
     journal.add({
       request_id: id,
       method: req.method,
@@ -79,7 +111,8 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
       ref_id: (this.locals.refId as string | undefined) ?? null,
       error: (this.locals.refusal as RefusalError | undefined) ?? null,
       auth_reason: (this.locals.authReason as string | undefined) ?? null,
-      api: req.originalUrl.startsWith('/__sandbox') ? 'control' : 'emulated',
+      api,
+      x: api === 'emulated' ? exchangeOf(this, req, journal.limits.perEntry) : undefined,
     });
   }
   return (req, res, next) => {

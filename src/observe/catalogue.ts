@@ -133,6 +133,9 @@ function ordinal(n: number): string {
   return `${n}${suffix}`;
 }
 
+/** `a 4th`, `an 11th`, `an 8th`: the article an ordinal is read with. */
+const withArticle = (n: number) => `${/^(8|11|18)(\d{3})*$/.test(String(n)) || /^8/.test(String(n)) ? 'an' : 'a'} ${ordinal(n)}`;
+
 function requestItems(s: Scenario): CatalogueItem[] {
   const { status_check: status, balance_check: balance } = s.limits;
   return inGroup('requests', [
@@ -142,12 +145,12 @@ function requestItems(s: Scenario): CatalogueItem[] {
     [
       'ratelimit.status_check',
       'status check rate-limited (429, Retry-After)',
-      `a ${ordinal(status.limit + 1)} status check of one payout within ${formatDuration(status.windowMs)}`,
+      `${withArticle(status.limit + 1)} status check of one payout within ${formatDuration(status.windowMs)}`,
     ],
     [
       'ratelimit.balance_check',
       'balance check rate-limited (429, Retry-After)',
-      `a ${ordinal(balance.limit + 1)} balance check of one VAN within ${formatDuration(balance.windowMs)}`,
+      `${withArticle(balance.limit + 1)} balance check of one VAN within ${formatDuration(balance.windowMs)}`,
     ],
   ]);
 }

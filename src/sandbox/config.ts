@@ -63,6 +63,8 @@ export interface SandboxConfig {
   review: boolean;
   /** Where to write the integration review (all merchants) on shutdown: .json, .md or .xml (JUnit). */
   reviewReport: string | null;
+  /** Where to write one trace per merchant that made a request, on shutdown (`<merchant_id>.trace.json`; docs/trace.md). */
+  traceDir: string | null;
   /** With a finding of this severity or above, shutdown fails (CLI: exit code 4; `sb.stop()` rejects). */
   reviewFailOn: 'high' | 'medium' | 'low' | null;
   /** CLI: a file that gets `{ url, port, pid, control_url }` once the sandbox listens. */
@@ -112,6 +114,7 @@ export const DEFAULTS: SandboxConfig = {
   readyFile: null,
   review: true,
   reviewReport: null,
+  traceDir: null,
   reviewFailOn: null,
   storeHooks: null,
 };
@@ -183,6 +186,7 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (short) fail('coverage-min', short);
   if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
   if (c.reviewReport !== null && (typeof c.reviewReport !== 'string' || c.reviewReport === '')) fail('review-report', 'must be a file path');
+  if (c.traceDir !== null && (typeof c.traceDir !== 'string' || c.traceDir === '')) fail('trace-dir', 'must be a directory path');
   if (c.reviewFailOn !== null && !['high', 'medium', 'low'].includes(c.reviewFailOn)) fail('review-fail-on', 'must be one of high, medium, low');
   if (c.coverageUncovered !== 'failed' && c.coverageUncovered !== 'skipped') fail('coverage-uncovered', 'must be failure (or failed) or skipped');
   if (!Array.isArray(c.coverageIgnore) || c.coverageIgnore.some((g) => coverageGroupOf(g) === null)) {
@@ -196,7 +200,8 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
     fail(
       'host',
       `${c.host} is not a loopback address, so the control API (reset, credit, force statuses, every merchant's data) would be open to the network. ` +
-        'Set --admin-token <token> (the control API then needs Authorization: Bearer <token>), or pass --insecure-open-control to open it anyway',
+        'Set --admin-token <token> or the variable SANDBOX_ADMIN_TOKEN (the control API then needs Authorization: Bearer <token>), ' +
+        'or pass --insecure-open-control or set SANDBOX_INSECURE_OPEN_CONTROL=1 to open it anyway',
     );
   }
   if (!LOG_LEVELS.includes(c.logLevel)) fail('log-level', `must be one of ${LOG_LEVELS.join(', ')}`);

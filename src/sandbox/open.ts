@@ -22,6 +22,7 @@ import { WebhookOutbox } from '../webhooks/outbox.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
 import type { SandboxCore } from './core.js';
 import { type Fixtures, fixturesFromValue, loadFixtures, stateFromFixtures } from './fixtures.js';
+import { writeTraces } from './traces.js';
 
 export type { Counters, RateLimits, SandboxCore } from './core.js';
 
@@ -61,7 +62,7 @@ function stopActivity(sb: SandboxCore): void {
   sb.changes.close();
 }
 
-/** Everything written (a StoreWriteError when it cannot be: called again, it tries again), then the coverage report. */
+/** Everything written (a StoreWriteError when it cannot be: called again, it tries again), then the coverage and review reports and the traces. */
 async function writeOut(sb: SandboxCore): Promise<void> {
   const { problem } = await sb.store.close();
   if (problem) process.stderr.write(`payout-sandbox: ${problem}\n`);
@@ -74,11 +75,18 @@ async function writeOut(sb: SandboxCore): Promise<void> {
     await writeReviewReport(reviewFile, sb.review.report(null));
     sb.logger.info({ file: reviewFile }, `review report written to ${reviewFile}`);
   }
+  if (sb.config.traceDir !== null) {
+    const files = await writeTraces(sb, sb.config.traceDir);
+    sb.logger.info({ dir: sb.config.traceDir, files: files.length }, `${files.length} trace${files.length === 1 ? '' : 's'} written to ${sb.config.traceDir}`);
+  }
 }
 
 /** The scheduler's handlers and the status-change listener. */
 function wire(sb: SandboxCore): void {
   sb.events.onPayoutStatus((payout) => sb.webhooks.enqueue(payout));
+  // For traces: when each status change and each advance of a clock happened in real time.
+  sb.events.onPayoutStatus((payout) => sb.journal.noteStatusChange(payout.ref_id, payout.status, payout.updated_at));
+  sb.scheduler.onAdvance = (merchantId, from, to) => sb.journal.noteClockMove({ merchant_id: merchantId, from, to, real_at: Date.now() });
   sb.events.onBehaviour((merchantId, id) => sb.coverage.hit(merchantId, id));
   sb.scheduler.on('payout_step', (item) => runPayoutStep(sb, item));
   sb.scheduler.on('beneficiary_activation', (item) => runBeneficiaryActivation(sb, item));

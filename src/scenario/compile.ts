@@ -79,6 +79,8 @@ function ruleProblems(r: PayoutRuleFile, at: string): string[] {
   // A rule with only a lag keeps the default timeline.
   if (outcomes === 0 && r.lag !== undefined) return [];
   if (r.reject && r.lag) problems.push(`${at}/lag: a rejection creates no payout`);
+  const a = r.match.amount;
+  if (typeof a === 'object' && a.min !== undefined && a.max !== undefined && a.min > a.max) problems.push(`${at}/match/amount: min must not be above max`);
   problems.push(...stepProblems(r.timeline, `${at}/timeline`));
   if (outcomes !== 1 && !(r.fault && r.timeline && outcomes === 2)) {
     problems.push(`${at}: must have exactly one of reject, timeline or fault (a fault may also carry the created payout's timeline)`);

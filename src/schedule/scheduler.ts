@@ -27,6 +27,8 @@ export class Scheduler {
   private lanes = new Map<string, Lane>();
   private readonly handlers = new Map<DueKind, Handler>();
   private stopped = false;
+  /** Told of each advance of a manual clock as it starts (the journal keeps them for traces): whose (null: the sandbox clock), from and to. */
+  onAdvance: ((merchantId: string | null, from: number, to: number) => void) | null = null;
 
   constructor(
     private readonly clocks: Clocks,
@@ -135,6 +137,7 @@ export class Scheduler {
     if (!(ms >= 0)) return Promise.reject(new Error('advance needs a duration of 0 or more'));
     return this.exclusive(lane, async () => {
       const target = lane.clock.now() + ms;
+      this.onAdvance?.(key === SANDBOX_LANE ? null : key, lane.clock.now(), target);
       await this.runUntil(lane, target, performance.now() + ADVANCE_SETTLE_MS);
       // The store could not write what ran: the clock stays at the last item run (and is kept
       // there), and what is left runs when the store recovers (or at the next advance).

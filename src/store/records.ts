@@ -37,6 +37,8 @@ export interface DeliveryAttempt {
   kind?: AttemptKind;
   /** The X-Sandbox-Timestamp it carried: unix seconds, real time (absent in older files). */
   timestamp?: number;
+  /** Relayed by `payout-sandbox listen` rather than sent to the target: the local URL it forwarded to. */
+  listener?: string;
 }
 
 export interface WebhookDelivery {

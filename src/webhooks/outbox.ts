@@ -7,6 +7,7 @@ import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import type { AttemptKind, DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { type DeliveryFilter, DeliveryIndex } from './delivery-index.js';
 import { Endpoints } from './endpoints.js';
+import { Listeners } from './listeners.js';
 import { is2xx, post } from './send.js';
 import { deliveryHeaders, merchantKeys, TIMESTAMP_HEADER, unixNow, WRONG_KEYS } from './signing.js';
 import { targetAllowed } from './targets.js';
@@ -63,6 +64,8 @@ export class WebhookOutbox {
   private readonly index = new DeliveryIndex();
   /** Each merchant's endpoint: enabled or disabled, failing since, probe runs. */
   readonly endpoints: Endpoints;
+  /** `payout-sandbox listen` attached as merchants' receivers: their attempts go to it (listeners.ts). */
+  readonly listeners = new Listeners();
 
   constructor(private readonly ctx: OutboxContext) {
     this.endpoints = new Endpoints(ctx.repo);
@@ -104,7 +107,7 @@ export class WebhookOutbox {
   enqueue(payout: Payout): void {
     const { repo } = this.ctx;
     const merchant = repo.merchant(payout.merchant_id);
-    const target = merchant?.webhook_url ?? this.ctx.fallbackUrl;
+    const target = merchant?.webhook_url ?? this.ctx.fallbackUrl ?? this.listeners.target(payout.merchant_id);
     if (!merchant || !target) return;
     const version = merchant.webhook_version ?? payout.version;
     const body: Record<string, unknown> = version === 'v1' ? webhookV1Body(payout) : statusCheckBody(payout);
@@ -241,14 +244,19 @@ export class WebhookOutbox {
     const controller = new AbortController();
     this.inFlight.set(controller, d.merchant_id);
     const generation = this.generations.of(d.merchant_id);
-    const sent = targetAllowed(d.target_url, this.ctx.allow)
-      ? await post(d.target_url, raw, headers, timeoutMs, controller)
-      : { status: null, error: `target not allowed by --webhook-allow: ${hostOf(d.target_url)}`, latency_ms: 0 };
+    // While a listener is attached, the attempt goes to it instead (whatever the target).
+    const relay = this.listeners.transport(d.merchant_id, d.target_url);
+    const sent = relay
+      ? await relay.send(raw, headers, timeoutMs, controller)
+      : targetAllowed(d.target_url, this.ctx.allow)
+        ? await post(d.target_url, raw, headers, timeoutMs, controller)
+        : { status: null, error: `target not allowed by --webhook-allow: ${hostOf(d.target_url)}`, latency_ms: 0 };
     this.inFlight.delete(controller);
     // Shutting down (resumed at the next start), or the state was replaced under it.
     if (controller.signal.aborted && this.closing) return;
     if (generation !== this.generations.of(d.merchant_id)) return;
     const attempt: DeliveryAttempt = { n, at, ...sent, signature_valid: !d.wrong_signature, kind, timestamp: Number(headers[TIMESTAMP_HEADER]) };
+    if (relay) attempt.listener = relay.via;
     await this.recordAttempt(d, attempt, headers);
   }
 

@@ -1,16 +1,14 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import { DEMO, OTHER, demoHeaders, initialize, otherHeaders, payoutBody, testApp } from '../helpers.js';
+import { DEMO, demoHeaders, initialize, OTHER, otherHeaders, payoutBody, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
   app = await testApp({ clockStart: Date.parse('2026-02-10T18:45:30+05:30') });
 });
 
-const create = (body: Record<string, unknown>, headers = demoHeaders) =>
-  request(app).post('/api/v1/public/beneficiary/create').set(headers).send(body);
-const get = (body: Record<string, unknown>, headers = demoHeaders) =>
-  request(app).post('/api/v1/public/beneficiary/get').set(headers).send(body);
+const create = (body: Record<string, unknown>, headers = demoHeaders) => request(app).post('/api/v1/public/beneficiary/create').set(headers).send(body);
+const get = (body: Record<string, unknown>, headers = demoHeaders) => request(app).post('/api/v1/public/beneficiary/get').set(headers).send(body);
 
 function beneBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   return {

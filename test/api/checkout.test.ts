@@ -9,8 +9,7 @@ beforeEach(async () => {
 });
 
 const DEMO_CHECKOUT = { MerchantId: 'SBXDEMO0001', AccessToken: 'sbx_token_demo_0001' };
-const lookup = (id: string, headers: Record<string, string> = DEMO_CHECKOUT) =>
-  request(app).get(`/api/v1/payment/transaction/${id}/status`).set(headers);
+const lookup = (id: string, headers: Record<string, string> = DEMO_CHECKOUT) => request(app).get(`/api/v1/payment/transaction/${id}/status`).set(headers);
 
 describe('checkout status lookup', () => {
   test.each([
@@ -51,7 +50,17 @@ describe('checkout status lookup', () => {
       signature: expect.stringMatching(/^[0-9a-f]{64}$/),
     });
     // The documented canonical string, recomputed here.
-    const canonical = [d.payment_id, d.merchant_id, d.order.order_id, d.order.gross_amount.toFixed(2), d.order.currency, d.status, String(d.status_flag), d.rrn, d.date].join('|');
+    const canonical = [
+      d.payment_id,
+      d.merchant_id,
+      d.order.order_id,
+      d.order.gross_amount.toFixed(2),
+      d.order.currency,
+      d.status,
+      String(d.status_flag),
+      d.rrn,
+      d.date,
+    ].join('|');
     expect(d.signature).toBe(createHmac('sha256', 'sbx_secret_demo_0001').update(canonical).digest('hex'));
 
     const initialized = (await lookup('PAYDEMO0000000001')).body.data;

@@ -1,17 +1,6 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import {
-  DEMO,
-  OTHER,
-  balance,
-  defaultFixtures,
-  demoHeaders,
-  initialize,
-  otherHeaders,
-  payoutBody,
-  status,
-  testApp,
-} from '../helpers.js';
+import { balance, DEMO, defaultFixtures, demoHeaders, initialize, OTHER, otherHeaders, payoutBody, status, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
@@ -114,43 +103,19 @@ describe('initialize payout: field rules (first failing field, Laravel wording)'
     ['missing debit_from', { debit_from: undefined }, 'The debit from field is required.'],
     ['short debit_from', { debit_from: 'DEMOVAN' }, 'The debit from field must be 20 characters.'],
     ['beneficiary_id of 19', { beneficiary_id: 'B'.repeat(19) }, 'The beneficiary id field must be 20 characters.'],
-    [
-      'no beneficiary_id and no email',
-      { beneficiary_email: undefined },
-      'The beneficiary email field is required when beneficiary id is not present.',
-    ],
+    ['no beneficiary_id and no email', { beneficiary_email: undefined }, 'The beneficiary email field is required when beneficiary id is not present.'],
     ['bad email', { beneficiary_email: 'not-an-email' }, 'The beneficiary email field must be a valid email address.'],
     ['mobile of 9', { beneficiary_mobile: '987654321' }, 'The beneficiary mobile field must be 10 characters.'],
-    [
-      'no beneficiary_id and no name',
-      { beneficiary_name: undefined },
-      'The beneficiary name field is required when beneficiary id is not present.',
-    ],
-    [
-      'name not alphanumeric',
-      { beneficiary_name: 'Ravi-Kumar!' },
-      'The beneficiary name field must only contain letters, numbers and spaces.',
-    ],
-    [
-      'no beneficiary_id and no account_number',
-      { account_number: undefined },
-      'The account number field is required when beneficiary id is not present.',
-    ],
-    [
-      'no beneficiary_id and no ifsc_code',
-      { ifsc_code: undefined },
-      'The ifsc code field is required when beneficiary id is not present.',
-    ],
+    ['no beneficiary_id and no name', { beneficiary_name: undefined }, 'The beneficiary name field is required when beneficiary id is not present.'],
+    ['name not alphanumeric', { beneficiary_name: 'Ravi-Kumar!' }, 'The beneficiary name field must only contain letters, numbers and spaces.'],
+    ['no beneficiary_id and no account_number', { account_number: undefined }, 'The account number field is required when beneficiary id is not present.'],
+    ['no beneficiary_id and no ifsc_code', { ifsc_code: undefined }, 'The ifsc code field is required when beneficiary id is not present.'],
     ['missing purpose', { purpose: undefined }, 'The purpose field is required.'],
     ['unknown purpose', { purpose: 'GIFT' }, 'The selected purpose is invalid.'],
     ['missing remarks', { remarks: undefined }, 'The remarks field is required.'],
     ['long remarks', { remarks: 'r'.repeat(51) }, 'The remarks field must not be greater than 50 characters.'],
     // the first failing field in the reference's order wins
-    [
-      'two failures: client_ref_id before remarks',
-      { client_ref_id: 'ab', remarks: undefined },
-      'The client ref id field must be between 5 and 30 characters.',
-    ],
+    ['two failures: client_ref_id before remarks', { client_ref_id: 'ab', remarks: undefined }, 'The client ref id field must be between 5 and 30 characters.'],
     ['two failures: amount before purpose', { amount: 'x', purpose: 'NOPE' }, 'The amount field must be a number.'],
   ];
 
@@ -206,10 +171,7 @@ describe('initialize payout: business checks in SPEC order', () => {
 
   test('ACCOUNT_NOT_ACTIVE comes before the duplicate check', async () => {
     await initialize(app, payoutBody({ client_ref_id: 'DUPE00001' })).expect(200);
-    expectEnvelopeB(
-      await initialize(app, payoutBody({ client_ref_id: 'DUPE00001', debit_from: DEMO.inactiveVan })),
-      'ACCOUNT_NOT_ACTIVE',
-    );
+    expectEnvelopeB(await initialize(app, payoutBody({ client_ref_id: 'DUPE00001', debit_from: DEMO.inactiveVan })), 'ACCOUNT_NOT_ACTIVE');
   });
 
   test('a repeated client_ref_id: GENERIC_EXCEPTION Duplicate Client Reference ID, nothing debited', async () => {
@@ -231,10 +193,7 @@ describe('initialize payout: business checks in SPEC order', () => {
     ['1002', 0.99],
     ['1003', 199999.99],
   ])('method %s rejects %s: TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE', async (method, amount) => {
-    expectEnvelopeB(
-      await initialize(app, payoutBody({ payment_method: method, amount })),
-      'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE',
-    );
+    expectEnvelopeB(await initialize(app, payoutBody({ payment_method: method, amount })), 'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE');
   });
 
   test.each([
@@ -255,10 +214,7 @@ describe('initialize payout: business checks in SPEC order', () => {
   });
 
   test('the default per-transaction limit is 1000000 (NEFT has no upper bound of its own)', async () => {
-    expectEnvelopeB(
-      await initialize(app, payoutBody({ payment_method: '1002', amount: 1000000.01, debit_from: DEMO.van2 })),
-      'TRANSACTION_LIMIT_EXCEEDED',
-    );
+    expectEnvelopeB(await initialize(app, payoutBody({ payment_method: '1002', amount: 1000000.01, debit_from: DEMO.van2 })), 'TRANSACTION_LIMIT_EXCEEDED');
   });
 
   test.each([
@@ -284,7 +240,10 @@ describe('initialize payout: business checks in SPEC order', () => {
     fx.merchants[0].per_transaction_limit = 100;
     fx.merchants[0].accounts[0].balance = 1;
     const a = await testApp({ fixtures: fx });
-    expectEnvelopeB(await initialize(a, payoutBody({ amount: 0.5, beneficiary_id: 'NOSUCHBENE0000000000' })), 'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE');
+    expectEnvelopeB(
+      await initialize(a, payoutBody({ amount: 0.5, beneficiary_id: 'NOSUCHBENE0000000000' })),
+      'TRANSACTION_AMOUNT_NOT_COMPATIBLE_WITH_PAYMENT_MODE',
+    );
     expectEnvelopeB(await initialize(a, payoutBody({ amount: 101, beneficiary_id: 'NOSUCHBENE0000000000' })), 'TRANSACTION_LIMIT_EXCEEDED');
     expectEnvelopeB(await initialize(a, payoutBody({ amount: 50, beneficiary_id: 'NOSUCHBENE0000000000' })), 'INVALID_BENEFICIARY');
     expectEnvelopeB(await initialize(a, payoutBody({ amount: 50 })), 'INSUFFICIENT_BALANCE');

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import { DEMO, OTHER, advance, demoHeaders, initialize, otherHeaders, payoutBody, status, testApp } from '../helpers.js';
+import { advance, DEMO, demoHeaders, initialize, OTHER, otherHeaders, payoutBody, status, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
@@ -174,7 +174,7 @@ describe('balance check', () => {
     expect(res.body).toEqual({ success: false, http_code: 400, message: 'The account no field is required.' });
   });
 
-  test("a foreign account answers like an unknown one", async () => {
+  test('a foreign account answers like an unknown one', async () => {
     const foreign = await request(app).get('/api/v1/public/balance/check').set(demoHeaders).query({ account_no: OTHER.van });
     const unknown = await request(app).get('/api/v1/public/balance/check').set(demoHeaders).query({ account_no: 'NOSUCHVAN00000000000' });
     expect(foreign.status).toBe(400);

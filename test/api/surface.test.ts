@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import { DEMO, balance, demoHeaders, initialize, payoutBody, testApp } from '../helpers.js';
+import { balance, DEMO, demoHeaders, initialize, payoutBody, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import { DEMO, OTHER, advance, balance, defaultFixtures, demoHeaders, otherHeaders, testApp } from '../helpers.js';
+import { advance, balance, DEMO, defaultFixtures, demoHeaders, OTHER, otherHeaders, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
@@ -8,7 +8,10 @@ beforeEach(async () => {
 });
 
 const verify = (body: Record<string, unknown>, headers = demoHeaders, target = app) =>
-  request(target).post('/api/v1/public/verification/').set(headers).send({ debit_from: DEMO.van1, ...body });
+  request(target)
+    .post('/api/v1/public/verification/')
+    .set(headers)
+    .send({ debit_from: DEMO.van1, ...body });
 const details = (id: string, headers = demoHeaders) => request(app).get(`/api/v1/public/verification/${id}`).set(headers);
 
 interface TypeCase {
@@ -25,47 +28,163 @@ interface TypeCase {
 
 const CASES: TypeCase[] = [
   {
-    type: 'PAN', member: 'pan', good: { pan_number: 'ABCPE1234F', name: 'Anita Desai' }, magic: { pan_number: 'ZZZZZ0000Z' },
-    malformed: { pan_number: 'ABCPE12345' }, malformedMessage: 'The pan.pan number field format is invalid.', doc: 'ABCPE1234F',
-    keys: ['pan', 'type', 'reference_id', 'name_provided', 'registered_name', 'father_name', 'valid', 'message'], commission: 2,
+    type: 'PAN',
+    member: 'pan',
+    good: { pan_number: 'ABCPE1234F', name: 'Anita Desai' },
+    magic: { pan_number: 'ZZZZZ0000Z' },
+    malformed: { pan_number: 'ABCPE12345' },
+    malformedMessage: 'The pan.pan number field format is invalid.',
+    doc: 'ABCPE1234F',
+    keys: ['pan', 'type', 'reference_id', 'name_provided', 'registered_name', 'father_name', 'valid', 'message'],
+    commission: 2,
   },
   {
-    type: 'BANK', member: 'bank', good: { account_no: '50100012345678', ifsc_code: 'HDFC0001234' },
-    magic: { account_no: '000000000000', ifsc_code: 'HDFC0001234' }, malformed: { account_no: '5010001234ABC', ifsc_code: 'HDFC0001234' },
-    malformedMessage: 'The bank.account no field must be between 9 and 18 digits.', doc: '50100012345678',
-    keys: ['account_exists', 'name_at_bank', 'account_number', 'ifsc', 'bank_name', 'branch', 'city', 'utr', 'amount_deposited', 'valid', 'message'], commission: 3,
+    type: 'BANK',
+    member: 'bank',
+    good: { account_no: '50100012345678', ifsc_code: 'HDFC0001234' },
+    magic: { account_no: '000000000000', ifsc_code: 'HDFC0001234' },
+    malformed: { account_no: '5010001234ABC', ifsc_code: 'HDFC0001234' },
+    malformedMessage: 'The bank.account no field must be between 9 and 18 digits.',
+    doc: '50100012345678',
+    keys: ['account_exists', 'name_at_bank', 'account_number', 'ifsc', 'bank_name', 'branch', 'city', 'utr', 'amount_deposited', 'valid', 'message'],
+    commission: 3,
   },
   {
-    type: 'IFSC', member: 'ifsc', good: { ifsc_code: 'SBIN0004567' }, magic: { ifsc_code: 'ZZZZ0000000' }, malformed: { ifsc_code: 'SBIN4567' },
-    malformedMessage: 'The ifsc.ifsc code field format is invalid.', doc: 'SBIN0004567',
-    keys: ['ifsc', 'bank', 'branch', 'address', 'city', 'district', 'state', 'micr', 'contact', 'imps', 'neft', 'rtgs', 'upi', 'valid', 'message'], commission: 1,
+    type: 'IFSC',
+    member: 'ifsc',
+    good: { ifsc_code: 'SBIN0004567' },
+    magic: { ifsc_code: 'ZZZZ0000000' },
+    malformed: { ifsc_code: 'SBIN4567' },
+    malformedMessage: 'The ifsc.ifsc code field format is invalid.',
+    doc: 'SBIN0004567',
+    keys: ['ifsc', 'bank', 'branch', 'address', 'city', 'district', 'state', 'micr', 'contact', 'imps', 'neft', 'rtgs', 'upi', 'valid', 'message'],
+    commission: 1,
   },
   {
-    type: 'GSTIN', member: 'gstin', good: { gstin_number: '27AAPFU0939F1ZV' }, magic: { gstin_number: '00ZZZZZ0000Z1Z0' },
-    malformed: { gstin_number: '27AAPFU0939F1Z' }, malformedMessage: 'The gstin.gstin number field format is invalid.', doc: '27AAPFU0939F1ZV',
-    keys: ['gstin', 'pan', 'legal_name', 'trade_name', 'status', 'registration_date', 'constitution_of_business', 'taxpayer_type', 'state', 'state_code', 'principal_place_of_business', 'valid', 'message'], commission: 5,
+    type: 'GSTIN',
+    member: 'gstin',
+    good: { gstin_number: '27AAPFU0939F1ZV' },
+    magic: { gstin_number: '00ZZZZZ0000Z1Z0' },
+    malformed: { gstin_number: '27AAPFU0939F1Z' },
+    malformedMessage: 'The gstin.gstin number field format is invalid.',
+    doc: '27AAPFU0939F1ZV',
+    keys: [
+      'gstin',
+      'pan',
+      'legal_name',
+      'trade_name',
+      'status',
+      'registration_date',
+      'constitution_of_business',
+      'taxpayer_type',
+      'state',
+      'state_code',
+      'principal_place_of_business',
+      'valid',
+      'message',
+    ],
+    commission: 5,
   },
   {
-    type: 'CIN', member: 'cin', good: { cin_number: 'U72200MH2009PTC123456' }, magic: { cin_number: 'U00000ZZ0000ZZZ000000' },
-    malformed: { cin_number: 'X72200MH2009PTC123456' }, malformedMessage: 'The cin.cin number field format is invalid.', doc: 'U72200MH2009PTC123456',
-    keys: ['cin', 'company_name', 'company_status', 'company_class', 'listed', 'incorporation_date', 'registrar_of_companies', 'authorised_capital', 'paid_up_capital', 'email', 'registered_address', 'valid', 'message'], commission: 5,
+    type: 'CIN',
+    member: 'cin',
+    good: { cin_number: 'U72200MH2009PTC123456' },
+    magic: { cin_number: 'U00000ZZ0000ZZZ000000' },
+    malformed: { cin_number: 'X72200MH2009PTC123456' },
+    malformedMessage: 'The cin.cin number field format is invalid.',
+    doc: 'U72200MH2009PTC123456',
+    keys: [
+      'cin',
+      'company_name',
+      'company_status',
+      'company_class',
+      'listed',
+      'incorporation_date',
+      'registrar_of_companies',
+      'authorised_capital',
+      'paid_up_capital',
+      'email',
+      'registered_address',
+      'valid',
+      'message',
+    ],
+    commission: 5,
   },
   {
-    type: 'DRIVING_LICENSE', member: 'dl', good: { dl_number: 'MH14 20110062821', dob: '1990-05-17' },
-    magic: { dl_number: 'ZZ0000000000000', dob: '1990-05-17' }, malformed: { dl_number: 'MH1420110062821', dob: '17-05-1990' },
-    malformedMessage: 'The dl.dob field must be a valid date in the format YYYY-MM-DD.', doc: 'MH1420110062821',
-    keys: ['dl_number', 'name', 'father_or_husband_name', 'dob', 'date_of_issue', 'valid_upto_non_transport', 'valid_upto_transport', 'issuing_authority', 'state', 'vehicle_classes', 'address', 'status', 'valid', 'message'], commission: 5,
+    type: 'DRIVING_LICENSE',
+    member: 'dl',
+    good: { dl_number: 'MH14 20110062821', dob: '1990-05-17' },
+    magic: { dl_number: 'ZZ0000000000000', dob: '1990-05-17' },
+    malformed: { dl_number: 'MH1420110062821', dob: '17-05-1990' },
+    malformedMessage: 'The dl.dob field must be a valid date in the format YYYY-MM-DD.',
+    doc: 'MH1420110062821',
+    keys: [
+      'dl_number',
+      'name',
+      'father_or_husband_name',
+      'dob',
+      'date_of_issue',
+      'valid_upto_non_transport',
+      'valid_upto_transport',
+      'issuing_authority',
+      'state',
+      'vehicle_classes',
+      'address',
+      'status',
+      'valid',
+      'message',
+    ],
+    commission: 5,
   },
   {
-    type: 'VOTER_ID', member: 'voter_id', good: { voter_id_number: 'ABC1234567' }, magic: { voter_id_number: 'ZZZ0000000' },
-    malformed: { voter_id_number: 'AB12345678' }, malformedMessage: 'The voter id.voter id number field format is invalid.', doc: 'ABC1234567',
-    keys: ['epic_number', 'name', 'relative_name', 'relation_type', 'gender', 'age', 'state', 'district', 'assembly_constituency', 'parliamentary_constituency', 'polling_station', 'part_number', 'serial_number', 'valid', 'message'], commission: 4,
+    type: 'VOTER_ID',
+    member: 'voter_id',
+    good: { voter_id_number: 'ABC1234567' },
+    magic: { voter_id_number: 'ZZZ0000000' },
+    malformed: { voter_id_number: 'AB12345678' },
+    malformedMessage: 'The voter id.voter id number field format is invalid.',
+    doc: 'ABC1234567',
+    keys: [
+      'epic_number',
+      'name',
+      'relative_name',
+      'relation_type',
+      'gender',
+      'age',
+      'state',
+      'district',
+      'assembly_constituency',
+      'parliamentary_constituency',
+      'polling_station',
+      'part_number',
+      'serial_number',
+      'valid',
+      'message',
+    ],
+    commission: 4,
   },
   {
-    type: 'PASSPORT', member: 'passport', good: { file_number: 'BO1067245548712', dob: '1990-05-17' },
-    magic: { file_number: 'ZZ0000000000', dob: '1990-05-17' }, malformed: { file_number: 'B01', dob: '1990-05-17' },
-    malformedMessage: 'The passport.file number field format is invalid.', doc: 'BO1067245548712',
-    keys: ['file_number', 'name', 'dob', 'passport_number', 'date_of_issue', 'date_of_expiry', 'place_of_issue', 'application_type', 'application_received_on', 'valid', 'message'], commission: 5,
+    type: 'PASSPORT',
+    member: 'passport',
+    good: { file_number: 'BO1067245548712', dob: '1990-05-17' },
+    magic: { file_number: 'ZZ0000000000', dob: '1990-05-17' },
+    malformed: { file_number: 'B01', dob: '1990-05-17' },
+    malformedMessage: 'The passport.file number field format is invalid.',
+    doc: 'BO1067245548712',
+    keys: [
+      'file_number',
+      'name',
+      'dob',
+      'passport_number',
+      'date_of_issue',
+      'date_of_expiry',
+      'place_of_issue',
+      'application_type',
+      'application_received_on',
+      'valid',
+      'message',
+    ],
+    commission: 5,
   },
 ];
 
@@ -227,11 +346,16 @@ describe('AADHAAR in two steps', () => {
     expect((await finish('OTP000000000000', '123456')).body).toEqual(invalid);
     expect((await finish(refId, '123456', '345678901234')).body).toEqual(invalid);
     expect(
-      (await request(app).post('/api/v1/public/verification/').set(otherHeaders).send({
-        debit_from: OTHER.van,
-        verification_type: 'AADHAAR',
-        aadhaar: { aadhaar_number: '234567890123', otp: '123456', ref_id: refId },
-      })).body,
+      (
+        await request(app)
+          .post('/api/v1/public/verification/')
+          .set(otherHeaders)
+          .send({
+            debit_from: OTHER.van,
+            verification_type: 'AADHAAR',
+            aadhaar: { aadhaar_number: '234567890123', otp: '123456', ref_id: refId },
+          })
+      ).body,
     ).toEqual(invalid);
     advance(app, 10 * 60_000);
     expect((await finish(refId, '123456')).body).toEqual(invalid);

@@ -1,9 +1,9 @@
-import { initializePayout } from '../../src/domain/payouts.js';
-import { forcePayoutStatus } from '../../src/domain/lifecycle.js';
+import { openSandbox, type Sandbox } from '../../src/admin/sandbox.js';
 import { ledgerSum } from '../../src/domain/ledger.js';
+import { forcePayoutStatus } from '../../src/domain/lifecycle.js';
+import { initializePayout } from '../../src/domain/payouts.js';
 import { BusinessError } from '../../src/errors.js';
 import { toPaise } from '../../src/money.js';
-import { openSandbox, type Sandbox } from '../../src/admin/sandbox.js';
 import { DEMO } from '../helpers.js';
 
 /** The domain on a Sandbox, without HTTP: inputs and the ledger in paise. */

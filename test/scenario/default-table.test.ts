@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
-import { DEMO, advanceBy, balanceOf, demoHeaders, initialize, payoutBody, record, status, testApp } from '../helpers.js';
+import { advanceBy, balanceOf, DEMO, demoHeaders, initialize, payoutBody, record, status, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
@@ -168,10 +168,14 @@ describe('faults (3003.xx)', () => {
     try {
       const body = payoutBody({ amount: 3003.02 });
       let answered = false;
-      const pending = request(server).post('/api/v1/public/payment/transfer').set(demoHeaders).send(body).then((r) => {
-        answered = true;
-        return r;
-      });
+      const pending = request(server)
+        .post('/api/v1/public/payment/transfer')
+        .set(demoHeaders)
+        .send(body)
+        .then((r) => {
+          answered = true;
+          return r;
+        });
       for (let i = 0; i < 200 && !(await status(app, { client_ref_id: String(body.client_ref_id) })).body.success; i++) {
         await new Promise((r) => setImmediate(r));
       }

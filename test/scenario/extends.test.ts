@@ -37,7 +37,7 @@ test('a one-rule file that extends default keeps every magic amount and the defa
 });
 
 test('a rule named as a base rule replaces it; a chain of files resolves; objects merge key by key', async () => {
-  const middle = file('middle.json', { extends: 'default', name: 'middle', limits: { status_check: { limit: 5, window: '1m' } } });
+  file('middle.json', { extends: 'default', name: 'middle', limits: { status_check: { limit: 5, window: '1m' } } });
   const top = file('top.yaml', {
     extends: './middle.json',
     name: 'top',
@@ -58,7 +58,11 @@ test('a cycle, a missing base and a wrong value are refused naming the file and 
   await expect(loadScenario(a)).rejects.toThrow(/\/extends: a cycle \(.*a\.json → .*b\.json → .*a\.json\)/);
   const missing = file('missing.json', { extends: 'no-such-scenario', name: 'm' });
   await expect(loadScenario(missing)).rejects.toThrow(/missing\.json: \/extends: .*no-such-scenario\.json: cannot read the scenario file \(ENOENT\)/);
-  const typo = file('typo.yaml', { extends: 'default', name: 't', payouts: { rules: [{ name: 'x', match: { amount: 5 }, timeline: [{ after: '5s', status: 'Sucess' }] }] } });
+  const typo = file('typo.yaml', {
+    extends: 'default',
+    name: 't',
+    payouts: { rules: [{ name: 'x', match: { amount: 5 }, timeline: [{ after: '5s', status: 'Sucess' }] }] },
+  });
   await expect(loadScenario(typo)).rejects.toThrow('must be one of NEW, Pending, Success, Failed, Unknown');
 });
 
@@ -66,7 +70,13 @@ test('the control API takes an inline scenario that extends a shipped one', asyn
   const app = await testApp();
   const res = await request(app)
     .put('/__sandbox/scenario')
-    .send({ scenario: { extends: 'default', name: 'inline-one', payouts: { rules: [{ name: 'hdfc-fails', match: { ifsc_code: 'HDFC0001234' }, timeline: [{ after: '5s', status: 'Failed' }] }] } } });
+    .send({
+      scenario: {
+        extends: 'default',
+        name: 'inline-one',
+        payouts: { rules: [{ name: 'hdfc-fails', match: { ifsc_code: 'HDFC0001234' }, timeline: [{ after: '5s', status: 'Failed' }] }] },
+      },
+    });
   expect(res.body).toEqual({ name: 'inline-one', source: 'inline' });
   expect((await initialize(app, payoutBody())).headers['x-sandbox-rule']).toBe('hdfc-fails');
   expect((await initialize(app, payoutBody({ amount: 1001.01, ifsc_code: 'SBIN0001234' }))).body.error.code).toBe('TRANSACTION_LIMIT_EXCEEDED');

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { stringify } from 'yaml';
 import { loadScenario } from '../../src/scenario/scenario.js';
-import { advanceBy, balanceOf, initialize, payoutBody, record, testApp, useTempDir } from '../helpers.js';
 import { killAll, runCli, startCli } from '../cli-helpers.js';
+import { advanceBy, balanceOf, initialize, payoutBody, record, testApp, useTempDir } from '../helpers.js';
 
 const dir = useTempDir(killAll);
 
@@ -78,7 +78,10 @@ test('an invalid scenario file exits 2 naming the file, the path and the rule', 
 
 test('a rule with two outcomes, or YAML that does not parse, exits 2', async () => {
   const two = join(dir(), 'two.yaml');
-  writeFileSync(two, stringify({ name: 'x', payouts: { default_timeline: [], rules: [{ name: 'a', match: {}, reject: { code: 'GENERIC_EXCEPTION' }, timeline: [] }] } }));
+  writeFileSync(
+    two,
+    stringify({ name: 'x', payouts: { default_timeline: [], rules: [{ name: 'a', match: {}, reject: { code: 'GENERIC_EXCEPTION' }, timeline: [] }] } }),
+  );
   const r1 = await runCli(['--data', 'memory', '--scenario', two]);
   expect(r1.code).toBe(2);
   expect(r1.stderr).toContain('two.yaml: /payouts/rules/0: must have exactly one of reject, timeline or fault');
@@ -90,9 +93,26 @@ test('a rule with two outcomes, or YAML that does not parse, exits 2', async () 
 });
 
 test('the CLI takes --scenario and a held response finishes on SIGTERM', async () => {
-  const running = await startCli(['--port', '0', '--data', 'memory', '--clock', 'manual', '--scenario', 'scenarios/realistic.json', '--no-rate-limits', '--log-level', 'silent']);
+  const running = await startCli([
+    '--port',
+    '0',
+    '--data',
+    'memory',
+    '--clock',
+    'manual',
+    '--scenario',
+    'scenarios/realistic.json',
+    '--no-rate-limits',
+    '--log-level',
+    'silent',
+  ]);
   expect(running.output()).toContain('Scenario:      realistic');
-  const headers = { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001', 'content-type': 'application/json' };
+  const headers = {
+    'x-merchant-email': 'demo@payout-sandbox.test',
+    'x-api-key': 'sbx_key_demo_0001',
+    'x-api-secret': 'sbx_secret_demo_0001',
+    'content-type': 'application/json',
+  };
   const body = payoutBody({ amount: 3003.02 });
   const held = fetch(`${running.url}/api/v1/public/payment/transfer`, { method: 'POST', headers, body: JSON.stringify(body) });
   // Wait until the payout exists: the request is then in flight, its answer held for 35 s.

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { SandboxApp } from '../../src/app.js';
 import type { ScenarioFile } from '../../src/scenario/schema.js';
-import { DEMO, advanceBy, balanceOf, demoHeaders, initialize, payoutBody, record, status, testApp } from '../helpers.js';
+import { advanceBy, balanceOf, DEMO, demoHeaders, initialize, payoutBody, record, status, testApp } from '../helpers.js';
 
 let app: SandboxApp;
 beforeEach(async () => {
@@ -104,7 +104,10 @@ describe('scenario rules match each key', () => {
   });
 
   test('a rule matches a registered beneficiary by its stored account number', async () => {
-    const a = await testApp({ rateLimits: false, scenario: scenario([{ name: 'ravi', match: { account_number: '50100012345678' }, reject: { code: 'INVALID_BENEFICIARY', message: 'Account frozen' } }]) });
+    const a = await testApp({
+      rateLimits: false,
+      scenario: scenario([{ name: 'ravi', match: { account_number: '50100012345678' }, reject: { code: 'INVALID_BENEFICIARY', message: 'Account frozen' } }]),
+    });
     const body = payoutBody({ beneficiary_id: DEMO.activeBene });
     const res = await initialize(a, body);
     expect(res.body.error).toEqual({ code: 'INVALID_BENEFICIARY', message: 'Account frozen' });
@@ -158,8 +161,7 @@ describe('beneficiary activation', () => {
       account_number: account,
       ifsc_code: 'HDFC0000001',
     });
-  const get = (target: SandboxApp, id: string) =>
-    request(target).post('/api/v1/public/beneficiary/get').set(demoHeaders).send({ beneficiary_id: id });
+  const get = (target: SandboxApp, id: string) => request(target).post('/api/v1/public/beneficiary/get').set(demoHeaders).send({ beneficiary_id: id });
   const payTo = (target: SandboxApp, id: string) => {
     const body = payoutBody({ beneficiary_id: id });
     for (const k of ['beneficiary_email', 'beneficiary_name', 'beneficiary_mobile', 'account_number', 'ifsc_code']) delete body[k];

@@ -3,7 +3,7 @@
 import { html, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 import { When } from '../format.js';
 
-export function ClockBar({ client, merchant, refresh, onError }) {
+export function ClockBar({ client, merchant, refresh, onError, readonly = false }) {
   const [free, setFree] = useState('30m');
   const clock = merchant.clock;
   const own = !clock.follows_sandbox_clock;
@@ -13,6 +13,7 @@ export function ClockBar({ client, merchant, refresh, onError }) {
     <span>Sandbox time <strong data-testid="clock-now"><${When} at=${clock.now} /></strong> <span class="muted">(${clock.mode}${own ? ', own clock' : ''})</span></span>
     ${
       clock.mode === 'manual' &&
+      !readonly &&
       html`
       <button onClick=${() => go('/advance', { by: '1m' })}>+1 min</button>
       <button onClick=${() => go('/advance', { by: '1h' })}>+1 h</button>

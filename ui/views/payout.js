@@ -4,11 +4,13 @@ import { html, useEffect, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 import { useGet } from '../api.js';
 import { MODES, money, STATUSES, Status, Waiting, When } from '../format.js';
 import { href } from '../route.js';
+import { PayoutSequence, prefetchPayout } from './sequence.js';
 
 const payoutPath = (ref) => `/payouts/${encodeURIComponent(ref)}`;
 
 export function prefetch(client, route) {
   client.prefetch(payoutPath(route.ref));
+  prefetchPayout(client, route);
 }
 
 /** How initialize was answered, when a scripted fault answered it although the payout was made. */
@@ -29,10 +31,10 @@ function ForceStatus({ onForce }) {
     <button type="submit" disabled=${!to}>Force</button></form>`;
 }
 
-function Delivery({ d, onRedeliver }) {
+function Delivery({ d, onRedeliver, readonly }) {
   return html`<div class="card" data-testid="delivery">
     <div class="bar"><strong>${d.delivery_id}</strong> <${Status} s=${d.state} /> <span class="muted">${d.event_status} · ${d.version} · ${d.target_url}</span>
-      <button onClick=${onRedeliver}>Redeliver</button></div>
+      ${!readonly && html`<button onClick=${onRedeliver}>Redeliver</button>`}</div>
     <div class="scroll"><table><thead><tr><th>#</th><th>at</th><th>HTTP</th><th>error</th><th class="num">latency</th><th>signature</th><th>kind</th></tr></thead><tbody>
       ${d.attempts.map((a) => html`<tr data-testid="attempt"><td>${a.n}</td><td><${When} at=${a.at} /></td><td>${a.status ?? '—'}</td><td>${a.error ?? ''}</td><td class="num">${a.latency_ms} ms</td><td>${a.signature_valid ? 'valid' : 'wrong (chaos)'}</td><td>${a.kind ?? 'genuine'}</td></tr>`)}
     </tbody></table></div>
@@ -41,7 +43,7 @@ function Delivery({ d, onRedeliver }) {
   </div>`;
 }
 
-export function View({ client, route, go, version, refresh, onError }) {
+export function View({ client, route, go, version, refresh, onError, readonly = false }) {
   const payout = useGet(client, payoutPath(route.ref), [version]);
   const p = payout.data;
   // A link from the request journal may name a payout of another tenant: show it under its own.
@@ -59,7 +61,7 @@ export function View({ client, route, go, version, refresh, onError }) {
     ${fault && html`<p class="card fault" role="note" data-testid="fault"><strong>Initialize answered with a fault</strong> (rule ${p.rule}): ${faultText(fault)}.</p>`}
     ${refund && html`<p data-testid="refund">${reversed ? 'Reversed' : 'Failed'} <${When} at=${refund.at} />: <strong>${money(refund.total)}</strong> refunded to ${p.debit_from} (amount ${money(refund.amount)} + fee ${money(refund.fees)} + tax ${money(refund.tax)}).</p>`}
     <p class="muted">client_ref_id ${t.client_ref_id} · UTR ${t.bank_ref_number || '—'} · ${t.bank_res_msg || ''}</p>
-    <${ForceStatus} onForce=${(status) => act(client.post(`${payoutPath(route.ref)}/status`, { status }))} />
+    ${!readonly && html`<${ForceStatus} onForce=${(status) => act(client.post(`${payoutPath(route.ref)}/status`, { status }))} />`}
     <h3>Timeline</h3>
     <div class="scroll"><table><thead><tr><th>status</th><th>at</th><th>message</th><th></th></tr></thead><tbody>
       ${p.timeline.taken.map((s) => html`<tr><td><${Status} s=${s.status} /></td><td><${When} at=${s.at} /></td><td>${s.bank_res_msg}</td><td class="muted">taken</td></tr>`)}
@@ -70,6 +72,8 @@ export function View({ client, route, go, version, refresh, onError }) {
     </tbody></table></div>
     <h3>Webhook deliveries</h3>
     ${p.deliveries.length === 0 && html`<p class="muted">None (no webhook URL, or no status change yet).</p>`}
-    ${p.deliveries.map((d) => html`<${Delivery} d=${d} onRedeliver=${() => act(client.post(`/webhooks/${d.delivery_id}/redeliver`))} />`)}
+    ${p.deliveries.map((d) => html`<${Delivery} d=${d} readonly=${readonly} onRedeliver=${() => act(client.post(`/webhooks/${d.delivery_id}/redeliver`))} />`)}
+    <h3>Sequence</h3>
+    <${PayoutSequence} client=${client} route=${route} version=${version} />
   </section>`;
 }

@@ -11,7 +11,7 @@ export const prefetch = (client, route) => {
   client.prefetch(`${base(route)}/probes`);
 };
 
-export function View({ client, route, version, refresh, onError }) {
+export function View({ client, route, version, refresh, onError, readonly = false }) {
   const endpoint = useGet(client, `${base(route)}/endpoint`, [version]);
   const probes = useGet(client, `${base(route)}/probes`, [version]);
   const act = (promise) => promise.then(refresh, onError);
@@ -22,10 +22,13 @@ export function View({ client, route, version, refresh, onError }) {
     <p><span class=${`status status-${e.state === 'enabled' ? 'Success' : 'Failed'}`} data-testid="endpoint-state">${e.state}</span> <span class="muted">${e.url ?? 'no webhook URL'}</span></p>
     ${e.failing_since && html`<p>Failing since <${When} at=${e.failing_since} /></p>`}
     ${e.disabled_at && html`<p>Disabled at <${When} at=${e.disabled_at} /></p>`}
-    <div class="bar">
+    ${
+      !readonly &&
+      html`<div class="bar">
       <button onClick=${() => act(client.post(`${base(route)}/replay`, {}))}>Replay ${e.unacknowledged} unacknowledged</button>
       <button disabled=${!e.url} onClick=${() => act(client.post(`${base(route)}/probe`, {}))}>Probe the receiver</button>
-    </div>
+    </div>`
+    }
     ${
       last &&
       html`<h3>Last probe: ${last.ok ? 'every check passed' : 'failed'} <span class="muted"><${When} at=${last.at} /> · ${last.url}</span></h3>

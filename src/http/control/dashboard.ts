@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { extname, resolve } from 'node:path';
 import express, { type RequestHandler } from 'express';
 import type { ChangeFeed } from '../../observe/changes.js';
+import { assetOf, IN_EXECUTABLE } from '../../shipped.js';
 import { PACKAGE_ROOT } from '../../version.js';
 
 /** Where the build puts the dashboard's files (the page, its script, the vendored Preact + htm). */
@@ -9,6 +10,7 @@ export const DASHBOARD_DIR = resolve(PACKAGE_ROOT, 'dist/ui');
 
 /** The dashboard's static files at /__sandbox/ui (index.html for the page itself). */
 export function dashboardFiles(): RequestHandler {
+  if (IN_EXECUTABLE) return dashboardAssets();
   if (!existsSync(DASHBOARD_DIR)) {
     return (_req, res) => {
       res.status(404).type('text/plain').send('The dashboard is not built: run npm run build.');
@@ -20,6 +22,24 @@ export function dashboardFiles(): RequestHandler {
       if (err) return next(err);
       res.status(404).json({ error: `No dashboard file ${req.path}.` });
     });
+}
+
+/** The dashboard's files from inside the standalone executable (src/shipped.ts): no disk. */
+function dashboardAssets(): RequestHandler {
+  const types: Record<string, string> = { '.html': 'html', '.js': 'text/javascript', '.css': 'css', '.txt': 'text/plain', '.png': 'png', '.svg': 'svg' };
+  return (req, res) => {
+    const file = resolve(DASHBOARD_DIR, req.path === '/' ? 'index.html' : req.path.slice(1));
+    const bytes = file.startsWith(`${DASHBOARD_DIR}/`) && (req.method === 'GET' || req.method === 'HEAD') ? assetOf(file) : null;
+    if (bytes === null) {
+      res.status(404).json({ error: `No dashboard file ${req.path}.` });
+      return;
+    }
+    res
+      .status(200)
+      .type(types[extname(file)] ?? 'application/octet-stream')
+      .set('Cache-Control', 'public, max-age=0')
+      .send(bytes);
+  };
 }
 
 /**

@@ -15,8 +15,10 @@ import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
 import { noteRefusal } from '../requests.js';
 import { changeStream, dashboardFiles } from './dashboard.js';
+import { listenRoutes } from './listen-routes.js';
 import { controlOpenApi } from './openapi.js';
 import type { Answer, Route } from './route.js';
+import { traceRoutes } from './trace-routes.js';
 import { webhookRoutes } from './webhook-routes.js';
 
 /** Control-API failures are plain `{ error }` with the HTTP status (not the emulated API's envelopes). */
@@ -315,7 +317,9 @@ export function controlRoutes(admin: Admin): Route[] {
     ...recordRoutes(admin),
     ...failureRoutes(admin),
     ...webhookRoutes(admin),
+    ...listenRoutes(admin),
     ...reviewRoutes(admin),
+    ...traceRoutes(admin),
   ];
 }
 

@@ -10,7 +10,8 @@ export const FACTS_PER_MERCHANT = 5_000;
  * from the stored facts at open and after a restore), and the bound kept as facts come.
  */
 export class FactIndex {
-  private readonly byMerchant = new Map<string, string[]>();
+  /** Each merchant's ids, oldest first from `head` on: the ones before it are gone (cut away in one go once they are half). */
+  private readonly byMerchant = new Map<string, { ids: string[]; head: number }>();
 
   rebuild(all: Record<string, Fact>): void {
     this.byMerchant.clear();
@@ -19,21 +20,35 @@ export class FactIndex {
   }
 
   add(f: Fact): void {
-    let ids = this.byMerchant.get(f.merchant_id);
-    if (!ids) this.byMerchant.set(f.merchant_id, (ids = []));
-    ids.push(f.id);
+    let list = this.byMerchant.get(f.merchant_id);
+    if (!list) this.byMerchant.set(f.merchant_id, (list = { ids: [], head: 0 }));
+    list.ids.push(f.id);
   }
 
-  /** The oldest facts of a merchant past the bound (to remove). */
+  /** The oldest facts of a merchant past the bound (to remove): amortized constant time, not a shift of the whole list per fact. */
   overflow(merchantId: string, bound = FACTS_PER_MERCHANT): string[] {
-    const ids = this.byMerchant.get(merchantId);
-    if (!ids || ids.length <= bound) return [];
-    return ids.splice(0, ids.length - bound);
+    const list = this.byMerchant.get(merchantId);
+    if (!list || list.ids.length - list.head <= bound) return [];
+    const from = list.head;
+    list.head = list.ids.length - bound;
+    const gone = list.ids.slice(from, list.head);
+    if (list.head > bound) {
+      list.ids = list.ids.slice(list.head);
+      list.head = 0;
+    }
+    return gone;
   }
 
   /** A merchant's facts, oldest first. */
   of(merchantId: string, all: Record<string, Fact>): Fact[] {
-    return (this.byMerchant.get(merchantId) ?? []).map((id) => all[id]).filter((f): f is Fact => f !== undefined);
+    const list = this.byMerchant.get(merchantId);
+    if (!list) return [];
+    const out: Fact[] = [];
+    for (let i = list.head; i < list.ids.length; i++) {
+      const f = all[list.ids[i] as string];
+      if (f !== undefined) out.push(f);
+    }
+    return out;
   }
 
   merchants(): string[] {

@@ -60,12 +60,24 @@ export function statusAt(p: Payout, at: number): string | null {
   return s;
 }
 
-/** Pairs (earlier, later) of payouts made for one payment under different client_ref_ids. */
+/**
+ * Pairs (earlier, later) of payouts made for one payment under different client_ref_ids, in the
+ * order of the later one, then the earlier. Grouped by payee and amount first: a run of thousands
+ * of payouts to different payees costs one pass, not a comparison of every pair.
+ */
 function doubles(facts: Fact[]): Array<[Fact, Fact]> {
-  const made = initializes(facts).filter((f) => f.ref_id !== undefined);
   const out: Array<[Fact, Fact]> = [];
-  for (let j = 0; j < made.length; j++) {
-    for (let i = 0; i < j; i++) if (samePayment(made[i], made[j])) out.push([made[i], made[j]]);
+  const byPayment = new Map<string, Fact[]>();
+  for (const b of initializes(facts)) {
+    if (b.ref_id === undefined) continue;
+    const key = `${b.payee}\u0000${b.amount}`;
+    const earlier = byPayment.get(key);
+    if (!earlier) {
+      byPayment.set(key, [b]);
+      continue;
+    }
+    for (const a of earlier) if (samePayment(a, b)) out.push([a, b]);
+    earlier.push(b);
   }
   return out;
 }
@@ -207,12 +219,14 @@ const outcomeNeverObserved: Rule = {
   check: ({ facts, payouts, deliveries }) => {
     const checked = new Map<string, number>();
     for (const f of facts) if (f.op === 'getPayoutStatus' && f.status === 200 && f.ref_id) checked.set(f.ref_id, Math.max(checked.get(f.ref_id) ?? 0, f.at));
+    // Which payouts' statuses a delivery was acknowledged for (one pass, not one per payout).
+    const acknowledged = new Set(deliveries.filter((d) => d.attempts.some((a) => ok2xx(a.status))).map((d) => `${d.ref_id}/${d.event_status}`));
     return payouts
       .filter((p) => FINAL.has(p.status))
       .flatMap((p) => {
         const final = p.history[p.history.length - 1];
         const polled = (checked.get(p.ref_id) ?? -1) >= final.at;
-        const told = deliveries.some((d) => d.ref_id === p.ref_id && d.event_status === p.status && d.attempts.some((a) => ok2xx(a.status)));
+        const told = acknowledged.has(`${p.ref_id}/${p.status}`);
         if (polled || told) return [];
         return [
           {

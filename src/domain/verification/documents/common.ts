@@ -102,11 +102,13 @@ export function fakerFor(type: VerificationType, doc: string): Faker {
 }
 
 export const isoDate = (d: DateTime) => d.toISODate() as string;
-const FIXED_NOW = DateTime.fromISO('2026-01-01T00:00:00', { zone: 'Asia/Kolkata' });
+/** Made at first use, not at load: the zone's first use loads time-zone data (~10 ms of start-up). */
+let fixedNow: DateTime | null = null;
 
 export function pastDate(f: Faker, fromYearsAgo: number, toYearsAgo: number): DateTime {
-  const from = FIXED_NOW.minus({ years: fromYearsAgo }).toJSDate();
-  const to = FIXED_NOW.minus({ years: toYearsAgo }).toJSDate();
+  fixedNow ??= DateTime.fromISO('2026-01-01T00:00:00', { zone: 'Asia/Kolkata' });
+  const from = fixedNow.minus({ years: fromYearsAgo }).toJSDate();
+  const to = fixedNow.minus({ years: toYearsAgo }).toJSDate();
   return DateTime.fromJSDate(f.date.between({ from, to }), { zone: 'Asia/Kolkata' }).startOf('day');
 }
 

@@ -1,0 +1,21 @@
+# payout-sandbox as a container image: FROM scratch, with the standalone executable (Node and the
+# sandbox in one file, its shipped files inside it) and exactly the shared libraries it links.
+# Build it with `npm run build:image`: that builds the executable, stages dist/image/rootfs (the
+# executable, each library `ldd` lists and the loader, a passwd entry for the user below) and runs
+# `podman build -f Dockerfile dist/image` (or docker), offline: there is no base image to pull.
+FROM scratch
+COPY rootfs/ /
+COPY --chown=10001:10001 data/ /data/
+# Listening on every address of the container, the sandbox needs SANDBOX_ADMIN_TOKEN (the control
+# API then wants Authorization: Bearer <token>) or SANDBOX_INSECURE_OPEN_CONTROL=1: without
+# either it exits at once saying so (docs/run-anywhere.md).
+ENV PATH=/usr/local/bin \
+    SANDBOX_HOST=0.0.0.0 \
+    SANDBOX_PORT=4010 \
+    SANDBOX_DATA=/data/db.json
+USER 10001:10001
+WORKDIR /data
+VOLUME /data
+EXPOSE 4010
+HEALTHCHECK --interval=10s --timeout=5s --start-period=5s --retries=3 CMD ["/usr/local/bin/payout-sandbox", "wait", "--timeout", "4s"]
+ENTRYPOINT ["/usr/local/bin/payout-sandbox"]

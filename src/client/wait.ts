@@ -1,0 +1,133 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { formatDuration, parseDuration } from '../duration.js';
+
+/**
+ * `payout-sandbox wait [--url URL] [--timeout 30s]`: waits until a sandbox answers its health
+ * check (`GET /__sandbox/health` → `{ ok: true, version }`, no admin token needed). Exit 0 as
+ * soon as it does, 1 after the timeout with what it saw meanwhile (nothing listening, something
+ * that is not the sandbox, a sandbox that is not healthy), 2 for a bad option. What a script, a
+ * CI step or a container's HEALTHCHECK runs before it talks to the sandbox.
+ */
+
+const EXIT_USAGE = 2;
+/** Between two attempts. */
+const INTERVAL_MS = 100;
+/** At most, for one attempt's answer. */
+const ATTEMPT_MS = 2000;
+
+function duration(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === null || ms <= 0) throw new InvalidArgumentError('must be a duration above 0, such as 500ms, 5s or 1m.');
+  return ms;
+}
+
+/** The sandbox's base URL; a URL of its control API or health check is taken too. */
+function baseUrl(value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new InvalidArgumentError('must be the sandbox URL, e.g. http://127.0.0.1:4010.');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:4010.');
+  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/__sandbox(\/health)?$/, '')}`;
+}
+
+/** The default: SANDBOX_URL (as the other verbs), else this machine on the sandbox's own SANDBOX_PORT (4010). */
+function defaultUrl(): string {
+  return process.env.SANDBOX_URL ? baseUrl(process.env.SANDBOX_URL) : `http://127.0.0.1:${process.env.SANDBOX_PORT || '4010'}`;
+}
+
+function program(): Command {
+  return new Command('payout-sandbox wait')
+    .description('Waits until the sandbox at URL answers its health check: exit 0 once it does, 1 after the timeout.')
+    .addOption(new Option('--url <url>', 'the sandbox, its base URL (default: $SANDBOX_URL, else http://127.0.0.1:$SANDBOX_PORT, 4010)').argParser(baseUrl))
+    .addOption(new Option('--timeout <duration>', 'how long to wait').argParser(duration).default(30_000, '30s'))
+    .helpOption('-h, --help', 'this help')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) })
+    .showHelpAfterError('(run payout-sandbox wait --help for the options)');
+}
+
+/** What one attempt saw. */
+type Seen =
+  | { kind: 'healthy'; version: string }
+  | { kind: 'unhealthy'; error: string }
+  | { kind: 'other'; status: number; type: string }
+  | { kind: 'unreachable'; reason: string };
+
+async function attempt(healthUrl: string, ms: number): Promise<Seen> {
+  let res: Response;
+  try {
+    res = await fetch(healthUrl, { signal: AbortSignal.timeout(ms), headers: { accept: 'application/json' } });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    if (e.name === 'TimeoutError') return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}` };
+    return { kind: 'unreachable', reason: `nothing answered (${e.cause?.code ?? e.cause?.message ?? e.message})` };
+  }
+  const type = res.headers.get('content-type') ?? 'no content type';
+  const text = await res.text().catch(() => '');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = null;
+  }
+  const b = (typeof body === 'object' && body !== null ? body : {}) as { ok?: unknown; version?: unknown; error?: unknown };
+  if (res.status === 200 && b.ok === true && typeof b.version === 'string') return { kind: 'healthy', version: b.version };
+  if (b.ok === false) return { kind: 'unhealthy', error: typeof b.error === 'string' ? b.error : `HTTP ${res.status}` };
+  return { kind: 'other', status: res.status, type: type.split(';')[0] };
+}
+
+function describe(seen: Seen | null, base: string): string {
+  if (seen === null) return 'no attempt finished';
+  switch (seen.kind) {
+    case 'unreachable':
+      return seen.reason;
+    case 'unhealthy':
+      return `the sandbox answers but is not healthy: ${seen.error}`;
+    case 'other':
+      return `something else answers there, not a payout-sandbox (GET ${base}/__sandbox/health: HTTP ${seen.status}, ${seen.type}): another program on this port? Give the sandbox's URL with --url`;
+    default:
+      return 'healthy';
+  }
+}
+
+/** Runs the verb; `args` are the words after `wait`. Resolves to the exit code. */
+export async function waitHealthy(args: string[]): Promise<number> {
+  const cmd = program();
+  try {
+    cmd.parse(args, { from: 'user' });
+  } catch (err) {
+    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT_USAGE;
+    throw err;
+  }
+  const o = cmd.opts<{ url?: string; timeout: number }>();
+  let base: string;
+  try {
+    base = o.url ?? defaultUrl();
+  } catch (err) {
+    process.stderr.write(`payout-sandbox wait: SANDBOX_URL ${(err as Error).message}\n`);
+    return EXIT_USAGE;
+  }
+  const deadline = Date.now() + o.timeout;
+  let last: Seen | null = null;
+  for (;;) {
+    const left = deadline - Date.now();
+    const seen = await attempt(`${base}/__sandbox/health`, Math.max(1, Math.min(ATTEMPT_MS, left)));
+    if (seen.kind === 'healthy') {
+      process.stdout.write(`payout-sandbox ${seen.version} is healthy at ${base}\n`);
+      return 0;
+    }
+    last = seen;
+    if (Date.now() + INTERVAL_MS >= deadline) break;
+    await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
+  }
+  process.stderr.write(`payout-sandbox wait: no healthy sandbox at ${base} after ${formatDuration(o.timeout)}: ${describe(last, base)}.\n`);
+  return 1;
+}
+
+/** The CLI's entry for `payout-sandbox wait …` (argv as process.argv): exits with the code. */
+export async function main(argv: string[]): Promise<void> {
+  process.exit(await waitHealthy(argv.slice(3)));
+}
