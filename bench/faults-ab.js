@@ -5,7 +5,7 @@
 // Run: OLD_TREE=/path/to/old/checkout node bench/faults-ab.js (after npm run build).
 import { once } from 'node:events';
 import { join } from 'node:path';
-import { firstLine, initializeBody, load as loadFor, pinned } from './lib.js';
+import { firstLine, load as loadFor, merchantWithPayout, pinned } from './lib.js';
 
 const OLD = process.env.OLD_TREE;
 if (!OLD) throw new Error('OLD_TREE: the path of an older checkout, built');
@@ -17,15 +17,7 @@ const FLAGS = ['--port', '0', '--data', 'memory', '--log-level', 'silent', '--no
 async function statusRps(args) {
   const child = pinned(args);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const m = await (
-    await fetch(`${base}/__sandbox/merchants`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }),
-    })
-  ).json();
-  const headers = { ...m.headers, 'content-type': 'application/json' };
-  const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
+  const { headers, first } = await merchantWithPayout(base);
   const r = await loadFor(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { connections: 50, headers }, SECONDS);
   child.kill('SIGTERM');
   await once(child, 'exit');

@@ -8,7 +8,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startSandbox } from '../dist/index.js';
-import { firstLine, hasTaskset, initializeBody, load as loadFor, pinned, ROOT_DIR as ROOT } from './lib.js';
+import { firstLine, hasTaskset, initializeBody, load as loadFor, merchantWithPayout, pinned, ROOT_DIR as ROOT } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = 50;
@@ -34,15 +34,7 @@ async function bareExpress() {
 async function sandbox() {
   const child = pinned(['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual']);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const m = await (
-    await fetch(`${base}/__sandbox/merchants`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }),
-    })
-  ).json();
-  const headers = { ...m.headers, 'content-type': 'application/json' };
-  const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
+  const { m, headers, first } = await merchantWithPayout(base);
   const results = {
     status: await load(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers }),
     balance: await load(`${base}/api/v1/public/balance/check?account_no=${m.account_no}`, { headers }),

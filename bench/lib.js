@@ -66,3 +66,17 @@ export async function startCliProcess(args, launcher = []) {
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
   return { child, base };
 }
+
+/** A merchant of the sandbox at base with room for any load, its request headers, and one payout initialized (to check the status of). */
+export async function merchantWithPayout(base) {
+  const m = await (
+    await fetch(`${base}/__sandbox/merchants`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }),
+    })
+  ).json();
+  const headers = { ...m.headers, 'content-type': 'application/json' };
+  const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
+  return { m, headers, first };
+}

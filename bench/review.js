@@ -4,7 +4,7 @@
 // the same run (A, B, A, B, … so that drift of the machine falls on both), beside bare Express.
 // Run: npm run bench:review (builds first). BENCH_SECONDS (default 8) and BENCH_ROUNDS (default 3).
 import { once } from 'node:events';
-import { firstLine, initializeBody, load as loadFor, pinned } from './lib.js';
+import { firstLine, initializeBody, load as loadFor, merchantWithPayout, pinned } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -37,15 +37,7 @@ async function sandbox(review) {
   ];
   const child = pinned(review ? args : [...args, '--no-review']);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const m = await (
-    await fetch(`${base}/__sandbox/merchants`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ balance: 1e12, per_transaction_limit: 1e6 }),
-    })
-  ).json();
-  const headers = { ...m.headers, 'content-type': 'application/json' };
-  const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
+  const { m, headers, first } = await merchantWithPayout(base);
   const status = await load(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers });
   const initialize = await load(`${base}/api/v2/public/payment/transfer`, {
     method: 'POST',

@@ -1,7 +1,7 @@
 import type { Clock } from '../clock.js';
 import { beneficiaryRecord, checkoutRecord, payoutRecord, verificationRecord } from '../contract/records.js';
-import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
+import { ledgerDetail } from '../observe/payout-detail.js';
 import { mapAmounts } from '../sandbox/terms.js';
 import type { PayoutOutcome, PayoutPlan } from '../scenario/types.js';
 import type { Clocks } from '../schedule/clocks.js';
@@ -58,26 +58,7 @@ export function merchantTermsView(merchant: Merchant) {
   };
 }
 
-export function ledgerView(a: Account) {
-  const sum = ledgerSum(a);
-  return {
-    account_no: a.account_no,
-    merchant_id: a.merchant_id,
-    status: a.status,
-    balance: toRupees(a.balance),
-    ledger_sum: toRupees(sum),
-    balanced: sum === a.balance,
-    entries: a.ledger.map((e) => ({
-      seq: e.seq,
-      at: toIso(e.at),
-      type: e.type,
-      amount: toRupees(e.amount),
-      balance_after: toRupees(e.balance_after),
-      ref: e.ref,
-      note: e.note,
-    })),
-  };
-}
+export const ledgerView = (a: Account) => ledgerDetail(a);
 
 export function payoutView(p: Payout) {
   return { merchant_id: p.merchant_id, transaction: payoutRecord(p) };

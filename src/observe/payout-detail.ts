@@ -1,6 +1,7 @@
+import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
 import type { TimelineStep } from '../scenario/scenario.js';
-import type { DueItem, Payout } from '../store/state.js';
+import type { Account, DueItem, Payout } from '../store/state.js';
 import { toIso } from '../time.js';
 
 /** A step still to come: when (null for one that waits for status checks, which says how many). */
@@ -33,5 +34,30 @@ export function payoutDetail(p: Payout, item: DueItem | undefined) {
     refund: failed
       ? { amount: toRupees(p.amount), fees: toRupees(p.fees), tax: toRupees(p.tax), total: toRupees(p.amount + p.fees + p.tax), at: toIso(failed.at) }
       : null,
+  };
+}
+
+/**
+ * An account's ledger as the dashboard (`GET /__sandbox/accounts/{account_no}/ledger`) and a trace
+ * show it: balance and ledger_sum are always the whole ledger's; `entries` may be the newest part.
+ */
+export function ledgerDetail(a: Account, entries: Account['ledger'] = a.ledger) {
+  const sum = ledgerSum(a);
+  return {
+    account_no: a.account_no,
+    merchant_id: a.merchant_id,
+    status: a.status,
+    balance: toRupees(a.balance),
+    ledger_sum: toRupees(sum),
+    balanced: sum === a.balance,
+    entries: entries.map((e) => ({
+      seq: e.seq,
+      at: toIso(e.at),
+      type: e.type,
+      amount: toRupees(e.amount),
+      balance_after: toRupees(e.balance_after),
+      ref: e.ref,
+      note: e.note,
+    })),
   };
 }

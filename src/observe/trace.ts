@@ -1,12 +1,11 @@
 import { payoutRecord } from '../contract/records.js';
-import { ledgerSum } from '../domain/ledger.js';
 import { toRupees } from '../money.js';
 import type { Account, DueItem, Merchant, Payout, WebhookDelivery, WebhookEndpoint } from '../store/state.js';
 import { toIso } from '../time.js';
 import { attemptKind, deliveryKind } from '../webhooks/outbox.js';
 import type { CoverageReport } from './coverage.js';
 import type { ClockMove, RecordedEntry, RefusalError, RefusedTransition } from './journal.js';
-import { payoutDetail, type ScheduledStep } from './payout-detail.js';
+import { ledgerDetail, payoutDetail, type ScheduledStep } from './payout-detail.js';
 import type { ReviewReport } from './review/report.js';
 
 /**
@@ -345,7 +344,6 @@ function deliveryOf(d: WebhookDelivery, dueById: Map<string, DueItem>): TraceDel
 }
 
 function ledgerOf(a: Account, cut: TraceCut[]): TraceLedger {
-  const sum = ledgerSum(a);
   const kept = a.ledger.length > TRACE_LIMITS.ledgerEntries ? a.ledger.slice(-TRACE_LIMITS.ledgerEntries) : a.ledger;
   if (kept.length < a.ledger.length) {
     cut.push({
@@ -355,23 +353,7 @@ function ledgerOf(a: Account, cut: TraceCut[]): TraceLedger {
       why: `a trace keeps the newest ${TRACE_LIMITS.ledgerEntries} ledger entries of ${a.account_no} (its balance and ledger_sum are the whole ledger's)`,
     });
   }
-  return {
-    account_no: a.account_no,
-    merchant_id: a.merchant_id,
-    status: a.status,
-    balance: toRupees(a.balance),
-    ledger_sum: toRupees(sum),
-    balanced: sum === a.balance,
-    entries: kept.map((e) => ({
-      seq: e.seq,
-      at: toIso(e.at),
-      type: e.type,
-      amount: toRupees(e.amount),
-      balance_after: toRupees(e.balance_after),
-      ref: e.ref,
-      note: e.note,
-    })),
-  };
+  return ledgerDetail(a, kept);
 }
 
 /** The merchant without its credentials (no API key, secret, access token or webhook secret). */
