@@ -8,7 +8,6 @@ import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
 import { controlRouter } from './http/control/router.js';
 import { durableAnswers, STORE_ERROR_HEADER } from './http/durability.js';
-import { recordFact } from './http/facts.js';
 import { mountOperations } from './http/mount.js';
 import { keepRawBody, requestId, requestTracking } from './http/requests.js';
 import { sendError } from './http/respond.js';
@@ -66,7 +65,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.sandbox = sb;
   app.disable('x-powered-by');
   app.disable('etag');
-  app.use(requestTracking(sb.logger, sb.journal, sb.clocks, sb.review.enabled ? (res) => recordFact(sb, res) : null));
+  app.use(requestTracking(sb.logger, sb.journal, sb.clocks));
   if (sb.store.kind === 'file') app.use(durableAnswers(sb.store));
   app.use(refuseOversized);
   // The raw body is kept for the journal only while it is on.

@@ -134,6 +134,44 @@ test('a write costs the size of what changed: one payout appends a few kilobytes
   await app.sandbox.close();
 });
 
+test("the review's facts: a page is written as the facts added, and whole when one written already changed (a status check repeated)", async () => {
+  const app = await fileApp();
+  const ref = (await initialize(app, payoutBody())).body.data.ref_id;
+  const check = () => request(app).get(`/api/v1/public/payment/transfer/status?ref_id=${ref}`).set(demoHeaders).expect(200);
+  /** The review_facts change of the log's last line: [collection, id, page, from, facts]. */
+  const lastPageChange = () => {
+    const lines = readFileSync(logPathOf(file()), 'utf8').trim().split('\n');
+    return (JSON.parse(lines.at(-1) as string).c as unknown[][]).find((c) => c[0] === 'review_facts') as [
+      string,
+      string,
+      unknown,
+      number,
+      Array<Record<string, unknown>>,
+    ];
+  };
+  // The initialize's fact is taken as it is answered (after its payout's write): the next write has it.
+  await app.sandbox.store.persist();
+  await check();
+  await app.sandbox.store.persist();
+  // The page had the initialize's fact on disk: only the status check's is added.
+  expect(lastPageChange()[3]).toBe(1);
+  expect(lastPageChange()[4].map((f) => f.op)).toEqual(['getPayoutStatus']);
+  await check();
+  await check();
+  await app.sandbox.store.persist();
+  // The two repeats are counted on the fact written already: the page goes whole.
+  const [, , , from, facts] = lastPageChange();
+  expect(from).toBe(0);
+  expect(facts.map((f) => [f.op, f.repeats])).toEqual([
+    ['initializePayout', undefined],
+    ['getPayoutStatus', 2],
+  ]);
+  expect(plain(await onDisk(file()))).toEqual(plain(app.sandbox.repo.state));
+  app.sandbox.scheduler.stop();
+  app.sandbox.webhooks.close();
+  await crashStore(app.sandbox.store);
+});
+
 describe('opening a damaged store', () => {
   async function storeWithTwoPayouts(): Promise<string[]> {
     const app = await fileApp();

@@ -3,17 +3,15 @@ import type { Sandbox } from '../admin/sandbox.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { FaultDecision } from '../domain/faults.js';
 import { toPaise } from '../money.js';
+import { REPEATABLE } from '../observe/review/facts.js';
 import type { ReviewFact } from '../store/state.js';
 import type { OperationName } from '../vocab.js';
-import type { Call } from './mount.js';
 
 type Input = Record<string, unknown>;
 const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
-/** To whom an initialize pays: the account and IFSC (a beneficiary's own, when it names one it has). */
-function payeeOf(sb: Sandbox, merchantId: string, input: Input, refId: string | undefined): string {
-  const made = refId ? sb.repo.payout(merchantId, refId) : undefined;
-  if (made) return `${made.account_number}@${made.ifsc_code}`.toUpperCase();
+/** To whom an initialize that made no payout would have paid: the account and IFSC (a beneficiary's own, when it names one it has). */
+function payeeOf(sb: Sandbox, merchantId: string, input: Input): string {
   if (input.beneficiary_id !== undefined) {
     const b = sb.repo.beneficiary(merchantId, text(input.beneficiary_id));
     return b ? `${b.bank_account_number}@${b.ifsc_code}`.toUpperCase() : `bene:${text(input.beneficiary_id)}`;
@@ -46,42 +44,57 @@ function keyOf(op: OperationName, input: Input): string {
  * or closed without an answer): recorded for requests whose merchant and input were read.
  */
 export function recordFact(sb: Sandbox, res: Response): void {
-  const call = res.locals.call as Call<Input> | undefined;
-  const op = res.locals.op as OperationName | undefined;
+  const locals = res.locals;
+  // The call mount.ts made (its Call): the merchant and the input read.
+  const call = locals.call as { merchant: { merchant_id: string }; input: Input } | undefined;
+  const op = locals.op as OperationName | undefined;
   if (!call || !op || !sb.review.enabled) return;
   const merchantId = call.merchant.merchant_id;
   const input = call.input;
   const status = res.headersSent ? res.statusCode : null;
-  const held = res.locals.held === true || (res.locals.fault as FaultDecision | undefined)?.effect === 'hold';
-  const refusal = res.locals.refusal as { code: string | null } | undefined;
-  const refId = res.locals.refId as string | undefined;
-  const rule = res.getHeader(SANDBOX_RULE_HEADER) as string | undefined;
-  const fact: Omit<ReviewFact, 'id' | 'seq'> = {
-    merchant_id: merchantId,
-    at: (res.locals.arrivedAt as number | undefined) ?? sb.clocks.now(merchantId),
+  const refId = locals.refId as string | undefined;
+  const at = (locals.arrivedAt as number | undefined) ?? sb.clocks.now(merchantId);
+  const requestId = (res.req as { id?: string }).id ?? text(res.getHeader('X-Request-Id'));
+  const key = keyOf(op, input);
+  const rule = (res.getHeader(SANDBOX_RULE_HEADER) as string | undefined) || undefined;
+  const code = (locals.refusal as { code: string | null } | undefined)?.code ?? undefined;
+  const payoutStatus = op === 'getPayoutStatus' && refId && status === 200 ? sb.repo.payout(merchantId, refId)?.status : undefined;
+  // A read answered as the one before it (a status polled in a loop) is counted on that fact.
+  if (status === 200 && rule === undefined && code === undefined && REPEATABLE.has(op) && sb.review.repeat(merchantId, key, payoutStatus, at, requestId))
+    return;
+  const initialize = op === 'initializePayout';
+  // The payout an initialize made, when it made one: its payee and amount, as it holds them.
+  const made = initialize && refId ? sb.repo.payout(merchantId, refId) : undefined;
+  const after = status === 429 || status === 503 ? Number(res.getHeader('Retry-After')) : Number.NaN;
+  // One object of one shape, every field there (undefined where it does not apply: not written).
+  const fact: ReviewFact = {
+    seq: 0,
+    at,
     op,
-    request_id: text(res.getHeader('X-Request-Id')),
+    request_id: requestId,
     status,
-    key: keyOf(op, input),
+    key,
+    code,
+    rule,
+    transport:
+      status === null
+        ? locals.held === true || (locals.fault as FaultDecision | undefined)?.effect === 'hold'
+          ? 'held'
+          : 'drop'
+        : status >= 500
+          ? 'error'
+          : undefined,
+    retry_after: Number.isFinite(after) ? after : undefined,
+    ref_id: initialize || op === 'getPayoutStatus' ? refId : undefined,
+    client_ref_id: initialize ? text(input.client_ref_id) : undefined,
+    payee: initialize ? (made ? `${made.account_number}@${made.ifsc_code}`.toUpperCase() : payeeOf(sb, merchantId, input)) : undefined,
+    amount: initialize ? (made ? made.amount : toPaise(Number(input.amount))) : undefined,
+    bene_status:
+      initialize && input.beneficiary_id !== undefined ? (sb.repo.beneficiary(merchantId, text(input.beneficiary_id))?.status ?? 'unknown') : undefined,
+    payout_status: payoutStatus,
+    repeats: undefined,
+    last_at: undefined,
+    last_request_id: undefined,
   };
-  if (refusal?.code) fact.code = refusal.code;
-  if (rule) fact.rule = rule;
-  if (status === null) fact.transport = held ? 'held' : 'drop';
-  else if (status >= 500) fact.transport = 'error';
-  if (status === 429 || status === 503) {
-    const after = Number(res.getHeader('Retry-After'));
-    if (Number.isFinite(after)) fact.retry_after = after;
-  }
-  if (op === 'initializePayout') {
-    Object.assign(fact, { client_ref_id: text(input.client_ref_id), payee: payeeOf(sb, merchantId, input, refId), amount: toPaise(Number(input.amount)) });
-    if (refId) fact.ref_id = refId;
-    if (input.beneficiary_id !== undefined) fact.bene_status = sb.repo.beneficiary(merchantId, text(input.beneficiary_id))?.status ?? 'unknown';
-  } else if (op === 'getPayoutStatus') {
-    fact.asked = input.ref_id !== undefined ? `ref_id:${text(input.ref_id)}` : `client_ref_id:${text(input.client_ref_id)}`;
-    if (refId) {
-      fact.ref_id = refId;
-      if (status === 200) fact.payout_status = sb.repo.payout(merchantId, refId)?.status;
-    }
-  }
-  sb.review.record(fact);
+  sb.review.record(merchantId, fact);
 }

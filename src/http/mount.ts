@@ -8,6 +8,7 @@ import { decideFault, faultsPossible } from '../domain/faults.js';
 import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
 import type { Merchant } from '../store/state.js';
 import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashboardAuthReason } from './auth.js';
+import { recordFact } from './facts.js';
 import { throughFault } from './faults.js';
 import { methodNotAllowed } from './routing.js';
 
@@ -102,6 +103,15 @@ export const AUTH_REASON_HEADER = 'X-Sandbox-Auth-Reason';
  * another method answers 405. Each operation must have a handler.
  */
 export function mountOperations(router: Router | Express, sb: Sandbox, handlers: OperationHandlers): void {
+  const reviewing = sb.review.enabled;
+  const takeFact = (res: Response) => {
+    if (res.locals.factTaken === true) return;
+    res.locals.factTaken = true;
+    recordFact(sb, res);
+  };
+  function factOnClose(this: Response) {
+    takeFact(this);
+  }
   for (const op of OPERATIONS) {
     const h = handlers[op.id];
     if (!h) throw new Error(`no handler for operation ${op.id}`);
@@ -122,15 +132,38 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
       if (d === null) return h.handle(call);
       return throughFault(sb, op, res, call.merchant, d).then((go) => (go ? h.handle(call) : undefined));
     };
+    // The review's fact of the call (http/facts.ts): taken as the call is answered, while what it
+    // reads is fresh in memory, when the operation answers (at once, or when its promise settles);
+    // else when the connection closes (a fault that holds or drops it, a refusal thrown to the
+    // error handler, a limit's 429). `closing`: the close listener is there already.
+    const ran = (res: Response, closing: boolean): void | Promise<void> => {
+      let r: void | Promise<void>;
+      try {
+        r = run(res);
+      } catch (err) {
+        if (!closing) res.on('close', factOnClose);
+        throw err;
+      }
+      if (r === undefined && res.writableEnded) {
+        takeFact(res);
+        return;
+      }
+      if (!closing) res.on('close', factOnClose);
+      return r?.then(() => {
+        if (res.writableEnded) takeFact(res);
+      });
+    };
     const whole: RequestHandler = (req, res) => {
       begin(req, res);
-      return run(res);
+      return reviewing ? ran(res, false) : run(res);
     };
     const start: RequestHandler = (req, res, next) => {
       begin(req, res);
+      // A middleware in between (a limit) may answer itself: the fact is taken at the close then.
+      if (reviewing) res.on('close', factOnClose);
       next();
     };
-    const finish: RequestHandler = (_req, res) => run(res);
+    const finish: RequestHandler = (_req, res) => (reviewing ? ran(res, true) : run(res));
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
     router

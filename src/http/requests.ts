@@ -74,7 +74,7 @@ function merchantOf(res: Response): string | null {
  * statusCode }, merchant, responseTime }`) and the journal entry (unless the journal is off,
  * `--journal-size 0`, or the request reads the journal). With both off, nothing but the id.
  */
-export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks, onEnd: ((res: Response) => void) | null = null): RequestHandler {
+export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks): RequestHandler {
   const logging = logger.isLevelEnabled('info');
   // One listener function for every request (it reads the response it is called on), so a
   // request allocates no closure for it.
@@ -84,7 +84,6 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     const ms = performance.now() - started;
     const status = this.headersSent ? this.statusCode : null;
     const id = requestId(req);
-    onEnd?.(this);
     if (logging) {
       const line = {
         req: { id, method: req.method, url: loggedUrl(req.originalUrl) },
@@ -120,7 +119,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     (req as { id?: string }).id = id;
     res.setHeader('X-Request-Id', id);
     const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests');
-    if (!logging && !journaled && onEnd === null) return next();
+    if (!logging && !journaled) return next();
     res.locals.tracking = { started: performance.now(), at: clocks.sandbox.now(), journaled };
     res.on('close', done);
     next();

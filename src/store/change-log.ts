@@ -1,17 +1,28 @@
 import { open, readFile } from 'node:fs/promises';
 import { COLLECTIONS, type Collection, collectionOf } from './collections.js';
 import { fsProblem, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
-import type { Account, State } from './state.js';
+import type { State } from './state.js';
 
 /**
  * The change log beside the data file (JSON Lines, `<data>.log`), as Redis's AOF beside its RDB
  * file: one line per written batch, `{"g":generation,"s":[webhook_seq,scheduler_seq,clock_now],"c":[changes]}`,
- * each change `[collection, id, record]` (record null: removed). An account's ledger is written
- * as a delta: `[“accounts”, no, account without its ledger, from, entries]`: the entries from
- * index `from` on. A line belongs to the document whose `log_generation` is its `g`.
+ * each change `[collection, id, record]` (record null: removed). A record whose list only grows
+ * (GROWING: an account's ledger, a page of review facts) is written as a delta:
+ * `[collection, id, record without the list, from, entries]`: the entries from index `from` on.
+ * A line belongs to the document whose `log_generation` is its `g`.
  */
 
-export type Change = [Collection, string, unknown] | ['accounts', string, unknown, number, unknown[]];
+export type Change = [Collection, string, unknown] | [Collection, string, unknown, number, unknown[]];
+
+/** The collections whose records carry a list that only grows, and its field: the log writes what was added. */
+export const GROWING: Partial<Record<Collection, string>> = { accounts: 'ledger', review_facts: 'facts' };
+
+/** The growing list of a record of collection `c` (undefined: not a growing collection, or a record of an older version without it). */
+export function grownList(c: Collection, record: unknown): unknown[] | undefined {
+  const field = GROWING[c];
+  const list = field === undefined ? undefined : (record as Record<string, unknown>)[field];
+  return Array.isArray(list) ? list : undefined;
+}
 
 export interface Batch {
   g: number;
@@ -24,13 +35,13 @@ export function scalarsOf(state: State): Batch['s'] {
   return [state.webhook_seq, state.scheduler.seq, state.clock.now];
 }
 
-/** A batch's change of one record: as it is now, or removed; an account with its ledger from `ledgerFrom`. */
-export function changeOf(state: State, c: Collection, id: string, ledgerFrom: number): Change {
+/** A batch's change of one record: as it is now, or removed; a growing one with its list from `from`. */
+export function changeOf(state: State, c: Collection, id: string, from: number): Change {
   const record = Object.hasOwn(collectionOf(state, c), id) ? collectionOf(state, c)[id] : undefined;
   if (record === undefined) return [c, id, null];
-  if (c !== 'accounts') return [c, id, record];
-  const a = record as Account;
-  return ['accounts', id, { ...a, ledger: undefined }, ledgerFrom, a.ledger.slice(ledgerFrom)];
+  const list = grownList(c, record);
+  if (list === undefined) return [c, id, record];
+  return [c, id, { ...(record as object), [GROWING[c] as string]: undefined }, from, list.slice(from)];
 }
 
 /** Applies one batch to the state read from the document. */
@@ -43,9 +54,10 @@ function applyBatch(state: State, batch: Batch): void {
     if (record === null) {
       delete target[id];
     } else if (change.length === 5) {
-      const before = target[id] as Account | undefined;
-      const ledger = (before?.ledger ?? []).slice(0, change[3]).concat(change[4] as Account['ledger']);
-      target[id] = { ...(record as Account), ledger };
+      const field = GROWING[c];
+      if (field === undefined) throw new Error(`a delta of ${c}, whose records do not grow`);
+      const before = (target[id] as Record<string, unknown[]> | undefined)?.[field] ?? [];
+      target[id] = { ...(record as object), [field]: before.slice(0, change[3]).concat(change[4]) };
     } else {
       target[id] = record;
     }

@@ -251,12 +251,10 @@ export interface AadhaarOtpRequest {
 /**
  * What the integration review knows of one request of a merchant to the emulated API: the few
  * things its rules need, recorded as the request ends (see observe/review). Times are the merchant's
- * clock (ms); money in paise.
+ * clock (ms); money in paise. Kept in pages of the merchant (ReviewFactPage).
  */
 export interface ReviewFact {
-  /** `<merchant_id>/<seq>`. */
-  id: string;
-  merchant_id: string;
+  /** The order facts were recorded in, across merchants. */
   seq: number;
   at: number;
   op: OperationName;
@@ -280,10 +278,23 @@ export interface ReviewFact {
   bene_status?: string;
   /** Status check: the payout status answered. */
   payout_status?: string;
-  /** Status check: asked by `ref_id` or by `client_ref_id` (the id given). */
-  asked?: string;
   /** A 429 or 503: the Retry-After given, in seconds. */
   retry_after?: number;
-  /** What a repeat of this request is, for Retry-After: the operation and its key (account, payout id). */
+  /** A read answered 200 again and again alike (a status polled in a loop): how many more times, the last time and its request id. */
+  repeats?: number;
+  last_at?: number;
+  last_request_id?: string;
+  /** What a repeat of this request is, for Retry-After: the operation and its key (account, payout id); a status check's is `getPayoutStatus|ref_id <id>` or `getPayoutStatus|client_ref_id <id>`. */
   key?: string;
+}
+
+/**
+ * A page of one merchant's review facts, in order: a record of the state (`<merchant_id>/<seq of
+ * its first fact>`) that only grows, so the change log writes the facts added since it last wrote
+ * the page (as an account's ledger), and the bound drops a whole page at a time.
+ */
+export interface ReviewFactPage {
+  id: string;
+  merchant_id: string;
+  facts: ReviewFact[];
 }

@@ -22,7 +22,7 @@ import type {
   DueItem,
   Merchant,
   Payout,
-  ReviewFact,
+  ReviewFactPage,
   Verification,
   WebhookDelivery,
 } from './records.js';
@@ -63,8 +63,8 @@ export interface State {
   chaos?: Record<string, ChaosState>;
   /** Bank outage windows made through the control API, by id. */
   outages?: Record<string, OutageRecord>;
-  /** The integration review's facts, by `<merchant_id>/<seq>`. */
-  review_facts?: Record<string, ReviewFact>;
+  /** The integration review's facts, in pages by `<merchant_id>/<seq of the page's first fact>`. */
+  review_facts?: Record<string, ReviewFactPage>;
 }
 
 /** Where a merchant's draws of the scenario's chaos are counted, among its fault counters. */
@@ -140,8 +140,8 @@ export interface MerchantSlice {
   aadhaar_otps: Record<string, AadhaarOtpRequest>;
   webhook_deliveries: Record<string, WebhookDelivery>;
   due_items: Record<string, DueItem>;
-  /** Absent in slices of older versions. */
-  review_facts?: Record<string, ReviewFact>;
+  /** Absent in slices of older versions (facts one record each in some: made pages at restore). */
+  review_facts?: Record<string, ReviewFactPage>;
   /** Its webhook endpoint's state (absent in slices of older versions: enabled). */
   webhook_endpoints?: Record<string, WebhookEndpoint>;
   /** Null: it follows the sandbox clock. */

@@ -1,12 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Low } from 'lowdb';
-import { type Batch, changeOf, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
-import type { Collection } from './collections.js';
+import { type Batch, changeOf, GROWING, grownList, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
+import { type Collection, collectionOf } from './collections.js';
 import { type CompactionHooks, DocumentFile } from './document-file.js';
 import { type StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
-import type { Account, State } from './state.js';
+import type { State } from './state.js';
 
 export type { CompactionHooks } from './document-file.js';
 export { StoreFileError, StoreWriteError } from './file-errors.js';
@@ -43,8 +43,9 @@ export interface Store {
   /**
    * A record no answer has to wait for (the review's facts): written with the next write, or at
    * the stop, but not a change `durable()` waits for nor one that makes a write of its own.
+   * `whole`: a growing record changed in what was written already, so it is written whole.
    */
-  changedQuietly(c: Collection, id: string): void;
+  changedQuietly(c: Collection, id: string, whole?: boolean): void;
   /** Why changes cannot be written now (they are retried with back-off), or null. */
   readonly failure: StoreWriteError | null;
   /** Called when writing works again after a failure (set by the runtime: due items run again). */
@@ -110,7 +111,7 @@ const COMPACT_RETRY_MS = 60_000;
 /** What a write cut from the dirty set, to put back if the write fails. */
 interface Cut {
   dirty: Map<string, [Collection, string]>;
-  ledgers: Array<[Account, number | undefined]>;
+  grown: Array<[object, number | undefined]>;
   scalars: string;
   seq: number;
 }
@@ -125,8 +126,8 @@ interface Cut {
 class FileStore implements Store {
   readonly kind = 'file';
   private dirty = new Map<string, [Collection, string]>();
-  /** How much of each account's ledger the document and log hold (by object: a replaced account is written whole). */
-  private ledgerWritten = new WeakMap<Account, number>();
+  /** How much of each growing record's list (an account's ledger, a page of facts) the document and log hold (by object: a replaced record is written whole). */
+  private grownWritten = new WeakMap<object, number>();
   /** The state was replaced: only a compaction can write it. */
   private mustCompact = false;
   /** A compaction would tidy up (the log outgrew its threshold, stale lines): tried, and an append if it fails. */
@@ -189,8 +190,10 @@ class FileStore implements Store {
     this.onChanged?.(c);
   }
 
-  changedQuietly(c: Collection, id: string): void {
+  changedQuietly(c: Collection, id: string, whole = false): void {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
+    const r = whole ? (collectionOf(this.db.data, c)[id] as object | undefined) : undefined;
+    if (r) this.grownWritten.delete(r);
   }
 
   persist(): Promise<void> {
@@ -314,21 +317,21 @@ class FileStore implements Store {
 
   /** What the next write is about to take out of the dirty set (before batch() or a compaction takes it). */
   private cut(): Cut {
-    const accounts = this.db.data.accounts;
-    const ledgers: Cut['ledgers'] = [];
+    const grown: Cut['grown'] = [];
     for (const [c, id] of this.dirty.values()) {
-      const a = c === 'accounts' ? accounts[id] : undefined;
-      if (a) ledgers.push([a, this.ledgerWritten.get(a)]);
+      const r = GROWING[c] === undefined ? undefined : (collectionOf(this.db.data, c)[id] as object | undefined);
+      if (r) grown.push([r, this.grownWritten.get(r)]);
     }
-    return { dirty: new Map(this.dirty), ledgers, scalars: this.lastScalars, seq: this.changeSeq };
+    return { dirty: new Map(this.dirty), grown, scalars: this.lastScalars, seq: this.changeSeq };
   }
 
   /** A write failed: what it carried is dirty again (beside whatever changed meanwhile). */
   private putBack(cut: Cut): void {
     for (const [key, entry] of cut.dirty) if (!this.dirty.has(key)) this.dirty.set(key, entry);
-    for (const [a, n] of cut.ledgers) {
-      if (n === undefined) this.ledgerWritten.delete(a);
-      else this.ledgerWritten.set(a, n);
+    for (const [r, n] of cut.grown) {
+      if (n === undefined) this.grownWritten.delete(r);
+      // Unless it is to be written whole now (changed in what was written: changedQuietly's `whole`).
+      else if (this.grownWritten.has(r)) this.grownWritten.set(r, n);
     }
     this.lastScalars = cut.scalars;
   }
@@ -340,9 +343,9 @@ class FileStore implements Store {
     const scalarText = JSON.stringify(scalars);
     if (this.dirty.size === 0 && scalarText === this.lastScalars) return null;
     const c = [...this.dirty.values()].map(([coll, id]) => {
-      const record = coll === 'accounts' ? state.accounts[id] : undefined;
-      const change = changeOf(state, coll, id, record ? (this.ledgerWritten.get(record) ?? 0) : 0);
-      if (record) this.ledgerWritten.set(record, record.ledger.length);
+      const record = GROWING[coll] === undefined ? undefined : (collectionOf(state, coll)[id] as object | undefined);
+      const change = changeOf(state, coll, id, record ? (this.grownWritten.get(record) ?? 0) : 0);
+      if (record) this.grownWritten.set(record, grownList(coll, record)?.length ?? 0);
       return change;
     });
     this.dirty.clear();
@@ -360,7 +363,7 @@ class FileStore implements Store {
     const state = this.db.data;
     const generation = state.log_generation;
     const cut = this.cut();
-    const all = Object.values(state.accounts).map((a) => [a, this.ledgerWritten.get(a)] as [Account, number | undefined]);
+    const all = this.growing().map((r) => [r, this.grownWritten.get(r)] as [object, number | undefined]);
     const wasMust = this.mustCompact;
     // Above every generation written so far: a replaced state (reset, restore) may bring a lower one,
     // and lines of a higher one may still be in the log.
@@ -375,7 +378,7 @@ class FileStore implements Store {
       if (state === this.db.data) state.log_generation = generation;
       if (state.log_generation === undefined) delete state.log_generation;
       this.mustCompact = wasMust || this.mustCompact;
-      this.putBack({ ...cut, ledgers: all });
+      this.putBack({ ...cut, grown: all });
       throw err;
     }
     this.durableSeq = Math.max(this.durableSeq, cut.seq);
@@ -389,8 +392,15 @@ class FileStore implements Store {
     }
   }
 
+  /** Every record of the growing collections. */
+  private growing(): object[] {
+    return (Object.keys(GROWING) as Collection[]).flatMap((c) => Object.values(collectionOf(this.db.data, c)) as object[]);
+  }
+
   private markWritten(): void {
-    for (const a of Object.values(this.db.data.accounts)) this.ledgerWritten.set(a, a.ledger.length);
+    for (const c of Object.keys(GROWING) as Collection[]) {
+      for (const r of Object.values(collectionOf(this.db.data, c))) this.grownWritten.set(r as object, grownList(c, r)?.length ?? 0);
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Payout, State, WebhookDelivery } from '../../store/state.js';
 import type { Store } from '../../store/store.js';
-import { FACTS_PER_MERCHANT, type Fact, FactIndex } from './facts.js';
+import { FACTS_PER_MERCHANT, type Fact, type FactPage, FactPages, type PageSink } from './facts.js';
 import { type Finding, findingsOf, type ReviewReport, reviewReport } from './report.js';
 import type { ProbeRun } from './rules.js';
 
@@ -32,53 +32,75 @@ function grouped(state: State, only: string | null): Grouped {
 }
 
 /**
- * The integration review: facts recorded per merchant as requests end, kept in the state (the
- * file store writes them with the next write, so a restart keeps them; a crash may lose the last
- * few, which no answer waited for), bounded per merchant (the oldest go), carried by a
- * merchant's snapshot; and the rules run over them, with the merchant's payouts and deliveries,
- * when a report is asked for.
+ * The integration review: facts recorded per merchant as requests end, kept in the state in pages
+ * (the file store writes the facts added with the next write, so a restart keeps them; a crash
+ * may lose the last few, which no answer waited for), bounded per merchant (the oldest go), carried
+ * by a merchant's snapshot; and the rules run over them, with the merchant's payouts and
+ * deliveries, when a report is asked for.
  */
 export class Review {
-  private readonly index = new FactIndex();
+  private readonly pages: FactPages;
   private seq = 0;
+  /** Whether a page grown is told to the store: a file store writes what was added; memory has nothing to write. */
+  private readonly tellGrowth: boolean;
+  /** The pages' changes, told to the state and the store (one object: recording allocates no closure). */
+  private readonly sink: PageSink = {
+    opened: (page) => {
+      this.stored[page.id] = page;
+      this.store.changedQuietly('review_facts', page.id);
+    },
+    dropped: (id) => {
+      delete this.stored[id];
+      this.store.changedQuietly('review_facts', id);
+    },
+  };
 
   constructor(
     private readonly store: Store,
     private readonly sources: ReviewSources,
     readonly enabled: boolean,
-    private readonly perMerchant = FACTS_PER_MERCHANT,
+    perMerchant = FACTS_PER_MERCHANT,
   ) {
+    this.pages = new FactPages(perMerchant);
+    this.tellGrowth = store.kind === 'file';
     this.reindex();
   }
 
-  private get facts(): Record<string, Fact> {
+  private get stored(): Record<string, FactPage> {
     return (this.store.state.review_facts ??= {});
   }
 
-  /** After records were replaced (a restore, a reset): the index built again from the state. */
+  /** After records were replaced (a restore, a reset): the pages found again in the state. */
   reindex(): void {
-    this.index.rebuild(this.facts);
-    for (const f of Object.values(this.facts)) this.seq = Math.max(this.seq, f.seq);
+    this.seq = Math.max(this.seq, this.pages.rebuild(this.stored, this.sink));
   }
 
-  /** Records a fact (no answer waits for it to be written); the merchant's oldest past the bound go. */
-  record(fact: Omit<Fact, 'id' | 'seq'>): void {
+  /**
+   * A read answered 200 as the latest of its key was: counted on that fact (see FactPages.repeat);
+   * false when it is not a repeat, and the caller records it.
+   */
+  repeat(merchantId: string, key: string, payoutStatus: string | undefined, at: number, requestId: string): boolean {
+    if (!this.enabled) return false;
+    const page = this.pages.repeat(merchantId, key, payoutStatus, at, requestId);
+    if (page === null) return false;
+    // A fact the file store may have written changed: the page is written whole next time.
+    if (this.tellGrowth) this.store.changedQuietly('review_facts', page.id, true);
+    return true;
+  }
+
+  /** Records a fact of a merchant (no answer waits for it to be written), its `seq` given here. */
+  record(merchantId: string, fact: Fact): void {
     if (!this.enabled) return;
     this.seq += 1;
-    const f: Fact = { ...fact, id: `${fact.merchant_id}/${this.seq}`, seq: this.seq };
-    this.facts[f.id] = f;
-    this.store.changedQuietly('review_facts', f.id);
-    this.index.add(f);
-    for (const old of this.index.overflow(f.merchant_id, this.perMerchant)) {
-      delete this.facts[old];
-      this.store.changedQuietly('review_facts', old);
-    }
+    fact.seq = this.seq;
+    const grown = this.pages.add(merchantId, fact, this.sink);
+    if (grown !== null && this.tellGrowth) this.store.changedQuietly('review_facts', grown.id);
   }
 
   private findings(merchantId: string, records: Grouped, withMerchant: boolean): Finding[] {
     const payouts = (records.payouts.get(merchantId) ?? []).sort((a, b) => a.created_at - b.created_at);
     const input = {
-      facts: this.index.of(merchantId, this.facts),
+      facts: this.pages.of(merchantId),
       payouts,
       deliveries: records.deliveries.get(merchantId) ?? [],
       probes: this.sources.probes(merchantId),

@@ -53,6 +53,12 @@ const initializes = (facts: Fact[]) => facts.filter((f) => f.op === 'initializeP
 /** Two initializes of one payment: the same payee and amount, under different client_ref_ids, both made. */
 const samePayment = (a: Fact, b: Fact) => a.payee === b.payee && a.amount === b.amount && a.client_ref_id !== b.client_ref_id;
 
+/** What a status check asked by: the id field and the id given, from its key (`getPayoutStatus|ref_id 123`). */
+export function askedOf(f: Fact): ['ref_id' | 'client_ref_id', string] | null {
+  const m = /^getPayoutStatus\|(ref_id|client_ref_id) (.*)$/s.exec(f.key ?? '');
+  return m ? [m[1] as 'ref_id' | 'client_ref_id', m[2] as string] : null;
+}
+
 /** A payout's status at a time, from its history. */
 export function statusAt(p: Payout, at: number): string | null {
   let s: string | null = null;
@@ -111,8 +117,9 @@ const resentAfterNotFound: Rule = {
     const byRef = new Map(payouts.map((p) => [p.ref_id, p]));
     const hits: Hit[] = [];
     for (const s of facts) {
-      if (s.op !== 'getPayoutStatus' || s.code !== 'GENERIC_EXCEPTION' || !s.asked) continue;
-      const [by, id] = s.asked.split(':', 2) as ['ref_id' | 'client_ref_id', string];
+      const asked = s.op === 'getPayoutStatus' && s.code === 'GENERIC_EXCEPTION' ? askedOf(s) : null;
+      if (asked === null) continue;
+      const [by, id] = asked;
       const p = by === 'ref_id' ? byRef.get(id) : byClientRef.get(id);
       if (!p || p.created_at > s.at) continue;
       const made = facts.find((f) => f.op === 'initializePayout' && f.ref_id === p.ref_id);
@@ -218,7 +225,8 @@ const outcomeNeverObserved: Rule = {
     "Learn every payout's outcome: acknowledge its webhooks with 2xx, or check its status until it is final (Success or Failed; a Success can still turn Failed).",
   check: ({ facts, payouts, deliveries }) => {
     const checked = new Map<string, number>();
-    for (const f of facts) if (f.op === 'getPayoutStatus' && f.status === 200 && f.ref_id) checked.set(f.ref_id, Math.max(checked.get(f.ref_id) ?? 0, f.at));
+    for (const f of facts)
+      if (f.op === 'getPayoutStatus' && f.status === 200 && f.ref_id) checked.set(f.ref_id, Math.max(checked.get(f.ref_id) ?? 0, f.last_at ?? f.at));
     // Which payouts' statuses a delivery was acknowledged for (one pass, not one per payout).
     const acknowledged = new Set(deliveries.filter((d) => d.attempts.some((a) => ok2xx(a.status))).map((d) => `${d.ref_id}/${d.event_status}`));
     return payouts
