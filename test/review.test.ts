@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
 import type { SandboxApp } from '../src/app.js';
@@ -278,6 +279,28 @@ describe('facts are kept', () => {
     await crashStore(again.sandbox.store);
   });
 
+  test('a data file of the version before pages (one record per fact) is read: its facts are made into pages, its findings kept', async () => {
+    const data = join(dir(), 'db.json');
+    const first = await testApp({ data, fsync: false });
+    const m = await merchant(first);
+    await naivePayTwice(first, m);
+    await first.sandbox.close();
+    // The file as the previous version wrote it: each fact a record `<merchant>/<seq>` of its own.
+    const doc = JSON.parse(readFileSync(data, 'utf8'));
+    const pages = Object.values(doc.review_facts) as Array<{ merchant_id: string; facts: Array<{ seq: number }> }>;
+    doc.review_facts = Object.fromEntries(
+      pages.flatMap((p) => p.facts.map((f) => [`${p.merchant_id}/${f.seq}`, { ...f, id: `${p.merchant_id}/${f.seq}`, merchant_id: p.merchant_id }])),
+    );
+    expect(Object.keys(doc.review_facts).length).toBeGreaterThanOrEqual(2);
+    writeFileSync(data, JSON.stringify(doc));
+    const again = await testApp({ data, fsync: false });
+    expect(rules(again.sandbox.admin.review(m.merchant_id).findings)).toContain('double-payout-after-timeout');
+    const stored = Object.values(again.sandbox.store.state.review_facts ?? {});
+    expect(stored.every((p) => Array.isArray(p.facts))).toBe(true);
+    expect(stored.flatMap((p) => p.facts)).toHaveLength(pages.flatMap((p) => p.facts).length);
+    await again.sandbox.close();
+  });
+
   test("one merchant's snapshot and restore brings back its facts and leaves another's alone", async () => {
     const app = await testApp();
     const [a, b] = [await merchant(app), await merchant(app)];
@@ -311,7 +334,6 @@ describe('the CI gate', () => {
     }
     expect(await running.stop()).toBe(4);
     expect(running.output()).toContain('integration review: 1 finding of severity high or above (double-payout-after-timeout)');
-    const { readFileSync } = await import('node:fs');
     expect(readFileSync(report, 'utf8')).toContain('double-payout-after-timeout');
   }, 30_000);
 
