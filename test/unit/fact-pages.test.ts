@@ -128,3 +128,18 @@ describe('FactPages.repeat', () => {
     expect((stored['M/1'] as FactPage).facts[0]?.repeats).toBe(1);
   });
 });
+
+test('a merchant with pages and facts of one record each (a file merged by hand) gets its pages made again, every fact in seq order', () => {
+  const { stored, sink } = stateSink();
+  stored['M/4'] = { id: 'M/4', merchant_id: 'M', facts: [fact(4), fact(6)] };
+  stored['M/5'] = { ...fact(5), id: 'M/5', merchant_id: 'M' };
+  stored['N/1'] = { id: 'N/1', merchant_id: 'N', facts: [fact(1)] };
+  const pages = new FactPages(100, 2);
+  expect(pages.rebuild(stored, sink)).toBe(6);
+  expect(pages.of('M').map((f) => f.seq)).toEqual([4, 5, 6]);
+  expect(stored).toEqual({
+    'M/4': { id: 'M/4', merchant_id: 'M', facts: [fact(4), fact(5)] },
+    'M/6': { id: 'M/6', merchant_id: 'M', facts: [fact(6)] },
+    'N/1': { id: 'N/1', merchant_id: 'N', facts: [fact(1)] },
+  });
+});

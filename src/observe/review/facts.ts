@@ -63,6 +63,13 @@ export class FactPages {
         sink.dropped(id);
       }
     }
+    // A merchant with facts of both kinds (a file merged by hand): its pages are made again, all its facts in order.
+    const mixed = new Set(loose.map((f) => f.merchant_id));
+    for (const page of pages.filter((p) => mixed.has(p.merchant_id))) {
+      for (const f of page.facts) loose.push({ ...f, id: page.id, merchant_id: page.merchant_id });
+      sink.dropped(page.id);
+    }
+    pages.splice(0, pages.length, ...pages.filter((p) => !mixed.has(p.merchant_id)));
     pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq);
     let seq = 0;
     for (const page of pages) {
