@@ -54,7 +54,10 @@ function stage() {
 
 function main() {
   const engine = containerEngine();
-  if (engine === null) throw new Error('neither podman nor docker is available: install one (Debian: apt-get install podman runc)');
+  if (engine === null) {
+    process.stderr.write('payout-sandbox image: neither podman nor docker is available: install one (Debian: apt-get install podman runc)\n');
+    process.exit(1);
+  }
   const started = Date.now();
   const libraries = stage();
   const tags = [`payout-sandbox:${version}`, 'payout-sandbox:latest'];
