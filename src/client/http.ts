@@ -205,6 +205,17 @@ export function clientOf(opts: { url: string; adminToken?: string }): SandboxCli
  * name, e.g. 2 for `merchant create`), runs `action`, and exits with its code: 0 (or what it
  * answers), 2 for a bad option, a VerbError's code with its message.
  */
+/** Parses a verb's words: null to go on, else the code to exit with (0 after --help; 2 on a usage error, which commander has printed). */
+export function parseVerb(cmd: Command, args: string[]): number | null {
+  try {
+    cmd.parse(args, { from: 'user' });
+    return null;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT.usage;
+    throw err;
+  }
+}
+
 export async function runVerb(
   argv: string[],
   words: number,
@@ -212,12 +223,8 @@ export async function runVerb(
   action: (opts: Record<string, unknown>, args: string[]) => Promise<number | undefined>,
 ): Promise<never> {
   const name = program.name();
-  try {
-    program.parse(argv.slice(2 + words), { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) process.exit(err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT.usage);
-    throw err;
-  }
+  const parsed = parseVerb(program, argv.slice(2 + words));
+  if (parsed !== null) process.exit(parsed);
   try {
     return await exit((await action(program.opts(), program.args)) ?? 0);
   } catch (err) {

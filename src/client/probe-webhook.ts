@@ -1,15 +1,14 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { parseDuration } from '../duration.js';
 import type { ProbeCheck } from '../store/state.js';
 import { type ProbeResult, probeBody, probeReceiver, syntheticPayout } from '../webhooks/probe.js';
+import { parseVerb } from './http.js';
 
 /**
  * `payout-sandbox probe-webhook --url URL --secret S [--version v1|v2] [--timeout 5s] [--json]`:
  * the receiver probe on its own, with no sandbox running. Exit 0 when every check passed, 1
  * when one failed, 2 for a bad option.
  */
-
-const EXIT_USAGE = 2;
 
 function httpUrl(value: string): string {
   if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.');
@@ -63,12 +62,8 @@ export function probeTable(result: ProbeResult): string {
 /** Runs the verb; `args` are the words after `probe-webhook`. Resolves to the exit code. */
 export async function probeWebhook(args: string[]): Promise<number> {
   const cmd = program();
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT_USAGE;
-    throw err;
-  }
+  const parsed = parseVerb(cmd, args);
+  if (parsed !== null) return parsed;
   const o = cmd.opts<{ url: string; secret: string; version: 'v1' | 'v2'; timeout: number; json?: boolean }>();
   const now = Date.now();
   const result = await probeReceiver({

@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Command, CommanderError, InvalidArgumentError } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
 import express, { type Express, type Request, type Response } from 'express';
 import { dashboardFiles } from '../http/control/dashboard.js';
 import { traceHar } from '../observe/har.js';
 import { narrowTrace, readTrace, type Trace, type TraceRequest } from '../observe/trace.js';
 import { VERSION } from '../version.js';
+import { EXIT, parseVerb } from './http.js';
 
 /**
  * `payout-sandbox show-trace FILE [--port N]`: the dashboard, read-only, over a trace file
@@ -17,7 +18,6 @@ import { VERSION } from '../version.js';
  * and the problem.
  */
 
-const EXIT_USAGE = 2;
 export const DEFAULT_VIEWER_PORT = 4020;
 
 function port(value: string): number {
@@ -202,15 +202,11 @@ function listen(app: Express, port: number): Promise<Server> {
 /** Runs the verb (`args`: the words after `show-trace`): a code to exit with, or null while it serves (until SIGINT/SIGTERM). */
 export async function showTrace(args: string[]): Promise<number | null> {
   const cmd = program();
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT_USAGE;
-    throw err;
-  }
+  const parsed = parseVerb(cmd, args);
+  if (parsed !== null) return parsed;
   const file = cmd.args[0];
   const loaded = await load(file);
-  if (!loaded) return EXIT_USAGE;
+  if (!loaded) return EXIT.usage;
   const { trace } = loaded;
   let server: Server;
   try {

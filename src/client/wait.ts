@@ -1,5 +1,6 @@
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
 import { formatDuration, parseDuration } from '../duration.js';
+import { baseUrl, EXIT, parseVerb } from './http.js';
 
 /**
  * `payout-sandbox wait [--url URL] [--timeout 30s]`: waits until a sandbox answers its health
@@ -9,7 +10,6 @@ import { formatDuration, parseDuration } from '../duration.js';
  * CI step or a container's HEALTHCHECK runs before it talks to the sandbox.
  */
 
-const EXIT_USAGE = 2;
 /** Between two attempts. */
 const INTERVAL_MS = 100;
 /** At most, for one attempt's answer. */
@@ -19,18 +19,6 @@ function duration(value: string): number {
   const ms = parseDuration(value);
   if (ms === null || ms <= 0) throw new InvalidArgumentError('must be a duration above 0, such as 500ms, 5s or 1m.');
   return ms;
-}
-
-/** The sandbox's base URL; a URL of its control API or health check is taken too. */
-function baseUrl(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new InvalidArgumentError('must be the sandbox URL, e.g. http://127.0.0.1:4010.');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:4010.');
-  return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/__sandbox(\/health)?$/, '')}`;
 }
 
 /** The default: SANDBOX_URL (as the other verbs), else this machine on the sandbox's own SANDBOX_PORT (4010). */
@@ -96,19 +84,15 @@ function describe(seen: Seen | null, base: string): string {
 /** Runs the verb; `args` are the words after `wait`. Resolves to the exit code. */
 export async function waitHealthy(args: string[]): Promise<number> {
   const cmd = program();
-  try {
-    cmd.parse(args, { from: 'user' });
-  } catch (err) {
-    if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.help' ? 0 : EXIT_USAGE;
-    throw err;
-  }
+  const parsed = parseVerb(cmd, args);
+  if (parsed !== null) return parsed;
   const o = cmd.opts<{ url?: string; timeout: number }>();
   let base: string;
   try {
     base = o.url ?? defaultUrl();
   } catch (err) {
     process.stderr.write(`payout-sandbox wait: SANDBOX_URL ${(err as Error).message}\n`);
-    return EXIT_USAGE;
+    return EXIT.usage;
   }
   const deadline = Date.now() + o.timeout;
   let last: Seen | null = null;
