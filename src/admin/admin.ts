@@ -6,6 +6,7 @@ import { durationMs } from '../duration.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
 import type { CoverageGroup } from '../observe/catalogue.js';
+import { deliveryDetail } from '../observe/payout-detail.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { scenarioFile } from '../sandbox/scenario-files.js';
 import { termsInPaise } from '../sandbox/terms.js';
@@ -243,14 +244,14 @@ export class Admin {
   deliveries(query: DeliveriesQuery | Record<string, unknown> = {}) {
     const q = parse.deliveriesQuery(query);
     const list = this.sb.webhooks.list({ refId: q.ref_id, merchantId: q.merchant_id, limit: q.limit ?? 100 });
-    return { deliveries: list.map((d) => views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d))) };
+    return { deliveries: list.map((d) => deliveryDetail(d, this.sb.webhooks.nextAttemptAt(d))) };
   }
 
   async redeliver(deliveryId: string) {
     const d = this.sb.webhooks.redeliver(deliveryId);
     if (!d) throw new RequestError(404, `No webhook delivery ${deliveryId}.`);
     await this.commit();
-    return views.deliveryView(d, this.sb.webhooks.nextAttemptAt(d));
+    return deliveryDetail(d, this.sb.webhooks.nextAttemptAt(d));
   }
 
   /** Until no webhook attempt is under way and nothing is overdue (at most 20 rounds): for a test that must see every delivery an advance started. */

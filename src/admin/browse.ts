@@ -1,5 +1,5 @@
 import { toRupees } from '../money.js';
-import { payoutDetail } from '../observe/payout-detail.js';
+import { deliveryDetail, payoutDetail } from '../observe/payout-detail.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import type { Merchant, Payout } from '../store/state.js';
 import { toIso } from '../time.js';
@@ -72,21 +72,9 @@ export class Browse {
     const { repo, scheduler, webhooks } = this.sb;
     const p = requirePayout(repo, refId);
     const item = p.next_step ? scheduler.pending(p.merchant_id).find((i) => i.id === p.next_step) : undefined;
-    const { scheduled, reversed, refund } = payoutDetail(p, item);
     return {
-      merchant_id: p.merchant_id,
-      rule: p.rule,
-      version: p.version,
-      debit_from: p.debit_from,
-      initialize_fault: p.initialize_fault ?? null,
-      reversed,
-      refund,
-      transaction: views.payoutView(p).transaction,
-      timeline: {
-        taken: p.history.map((h) => ({ status: h.status, at: toIso(h.at), bank_res_msg: h.bank_res_msg })),
-        scheduled,
-      },
-      deliveries: webhooks.list({ refId, limit: 100 }).map((d) => views.deliveryView(d, webhooks.nextAttemptAt(d))),
+      ...payoutDetail(p, item),
+      deliveries: webhooks.list({ refId, limit: 100 }).map((d) => deliveryDetail(d, webhooks.nextAttemptAt(d))),
     };
   }
 

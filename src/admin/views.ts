@@ -2,10 +2,11 @@ import type { Clock } from '../clock.js';
 import { beneficiaryRecord, checkoutRecord, payoutRecord, verificationRecord } from '../contract/records.js';
 import { toRupees } from '../money.js';
 import { ledgerDetail } from '../observe/payout-detail.js';
+
 import { mapAmounts } from '../sandbox/terms.js';
 import type { PayoutOutcome, PayoutPlan } from '../scenario/types.js';
 import type { Clocks } from '../schedule/clocks.js';
-import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification, WebhookDelivery } from '../store/state.js';
+import type { Account, Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { toIso } from '../time.js';
 
 /** The admin surface's answers: plain JSON, money in rupees and times in IST, as the API shows them. */
@@ -74,26 +75,6 @@ export function verificationView(v: Verification) {
 
 export function checkoutView(t: CheckoutTransaction, merchant: Merchant | undefined) {
   return merchant ? checkoutRecord(t, merchant) : { payment_id: t.payment_id, status: t.status };
-}
-
-export function deliveryView(d: WebhookDelivery, next: number | null) {
-  return {
-    delivery_id: d.delivery_id,
-    merchant_id: d.merchant_id,
-    ref_id: d.ref_id,
-    event_status: d.event_status,
-    version: d.version,
-    target_url: d.target_url,
-    state: d.state,
-    kind: d.kind ?? (d.wrong_signature ? 'forged' : d.duplicate_of !== null ? 'duplicate' : 'genuine'),
-    wrong_signature: d.wrong_signature,
-    duplicate_of: d.duplicate_of,
-    replay_of: d.replay_of ?? null,
-    created_at: toIso(d.created_at),
-    next_attempt_at: next === null ? null : toIso(next),
-    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? (a.signature_valid ? 'genuine' : 'forged'), at: toIso(a.at) })),
-    body: d.body,
-  };
 }
 
 /** A payout plan as data: its first status, its steps (after a time, or a number of status checks), a read-after-write lag. */

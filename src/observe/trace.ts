@@ -1,11 +1,9 @@
-import { payoutRecord } from '../contract/records.js';
 import { toRupees } from '../money.js';
 import type { Account, DueItem, Merchant, Payout, WebhookDelivery, WebhookEndpoint } from '../store/state.js';
 import { toIso } from '../time.js';
-import { attemptKind, deliveryKind } from '../webhooks/outbox.js';
 import type { CoverageReport } from './coverage.js';
 import type { ClockMove, RecordedEntry, RefusalError, RefusedTransition } from './journal.js';
-import { ledgerDetail, payoutDetail, type ScheduledStep } from './payout-detail.js';
+import { deliveryDetail, ledgerDetail, payoutDetail, type ScheduledStep } from './payout-detail.js';
 import type { ReviewReport } from './review/report.js';
 
 /**
@@ -295,18 +293,13 @@ export function redactUrl(url: string): string {
 
 /** A payout as `GET /__sandbox/payouts/{ref_id}` shows it (without its deliveries), each change with its real time where known. */
 function payoutOf(p: Payout, input: TraceInput, dueById: Map<string, DueItem>, firstRequest: Map<string, string>): TracePayout {
-  const { scheduled, reversed, refund } = payoutDetail(p, p.next_step ? dueById.get(p.next_step) : undefined);
+  const page = payoutDetail(p, p.next_step ? dueById.get(p.next_step) : undefined);
   return {
     ref_id: p.ref_id,
-    merchant_id: p.merchant_id,
-    rule: p.rule,
-    version: p.version,
-    debit_from: p.debit_from,
-    initialize_fault: p.initialize_fault ?? null,
-    reversed,
-    refund,
-    transaction: payoutRecord(p) as unknown as TracePayout['transaction'],
+    ...page,
+    transaction: page.transaction as unknown as TracePayout['transaction'],
     timeline: {
+      // Each status with the real time it was taken, where the journal knows it.
       taken: p.history.map((h, i) => {
         const known = input.changedAt(p.ref_id, h.status, h.at);
         return {
@@ -316,31 +309,15 @@ function payoutOf(p: Payout, input: TraceInput, dueById: Map<string, DueItem>, f
           bank_res_msg: h.bank_res_msg,
         };
       }),
-      scheduled,
+      scheduled: page.timeline.scheduled,
     },
   };
 }
 
-/** A delivery as `GET /__sandbox/webhooks` lists it. */
+/** A delivery as `GET /__sandbox/webhooks` lists it, its target's secrets redacted. */
 function deliveryOf(d: WebhookDelivery, dueById: Map<string, DueItem>): TraceDelivery {
   const next = d.next_attempt === null ? undefined : dueById.get(d.next_attempt);
-  return {
-    delivery_id: d.delivery_id,
-    merchant_id: d.merchant_id,
-    ref_id: d.ref_id,
-    event_status: d.event_status,
-    version: d.version,
-    target_url: redactUrl(d.target_url),
-    state: d.state,
-    kind: deliveryKind(d),
-    wrong_signature: d.wrong_signature,
-    duplicate_of: d.duplicate_of,
-    replay_of: d.replay_of ?? null,
-    created_at: toIso(d.created_at),
-    next_attempt_at: next ? toIso(next.due) : null,
-    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? attemptKind(d, a.n), at: toIso(a.at) })),
-    body: d.body,
-  };
+  return { ...deliveryDetail(d, next ? next.due : null), target_url: redactUrl(d.target_url) } as TraceDelivery;
 }
 
 function ledgerOf(a: Account, cut: TraceCut[]): TraceLedger {
