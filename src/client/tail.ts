@@ -1,4 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
+import type { JournalEntry } from '../observe/journal.js';
 import { clientOf, exit, runVerb, verbCommand } from './http.js';
 
 /**
@@ -14,18 +15,8 @@ const POLL_MS = 250;
 /** How many of the newest entries each look reads. */
 const PAGE = 200;
 
-interface Entry {
-  request_id: string;
-  method: string;
-  path: string;
-  merchant_id: string | null;
-  status: number | null;
-  at: string;
-  latency_ms: number;
-  rule: string | null;
-  ref_id: string | null;
-  error: { code: string | null; message: string } | null;
-}
+/** What the tail reads of a journal entry (as `GET /__sandbox/requests` lists it). */
+type Entry = Pick<JournalEntry, 'request_id' | 'method' | 'path' | 'merchant_id' | 'status' | 'at' | 'latency_ms' | 'rule' | 'ref_id' | 'error'>;
 
 /** `4xx`, `404`, `2xx,5xx`: a test of a status. */
 function statusFilter(value: string): (status: number | null) => boolean {
