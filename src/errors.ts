@@ -54,7 +54,11 @@ export class FaultError extends RequestError {
   }
 }
 
-/** A failure of the checkout API: `{ status: false, message }` with this HTTP status. */
+/**
+ * A failure of the checkout API that the reference does not give an envelope for (an unknown
+ * transaction, a fault): `{ status: false, message }` with this HTTP status. Its credential
+ * failures are the reference's envelope A (invalidCredentials()).
+ */
 export class CheckoutError extends Error {
   constructor(
     readonly httpStatus: number,
@@ -87,6 +91,17 @@ export const MESSAGES = {
   beneficiaryExists: 'Beneficiary already exists',
   beneficiaryFetched: 'Beneficiary details fetched successfully',
   checkoutFetched: 'Transaction status fetched successfully',
-  checkoutUnauthorized: 'Invalid MerchantId or AccessToken',
   checkoutNotFound: 'Transaction not found',
+  // As the reference's error table gives it: no closing full stop (Laravel's wording has one).
+  refIdRequired: 'The ref id field is required when client ref id is not present',
 } as const;
+
+/** The reference's "Invalid credentials": envelope A 401, on the dashboard and the checkout API alike. */
+export function invalidCredentials(): RequestError {
+  return new RequestError(401, MESSAGES.invalidCredentials);
+}
+
+/** The reference's "Status check with neither ref_id nor client_ref_id": envelope A 400. */
+export function refIdRequired(): RequestError {
+  return new RequestError(400, MESSAGES.refIdRequired);
+}

@@ -83,6 +83,7 @@ test('real responses match the documented response schemas', async () => {
     ['initializePayoutV2', 400, (await initialize(app, payoutBody({ amount: 1001.01 }), 'v2')).body],
     ['initializePayoutV2', 400, (await initialize(app, payoutBody({ amount: 'x' }), 'v2')).body],
     ['getBalance', 401, (await request(app).get('/api/v1/public/balance/check').query({ account_no: DEMO.van1 })).body],
+    ['getCheckoutStatus', 401, (await request(app).get('/api/v1/payment/transaction/PAYDEMO0000000001/status').set({ MerchantId: 'SBXDEMO0001' })).body],
     [
       'getCheckoutStatus',
       404,

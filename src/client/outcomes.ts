@@ -175,7 +175,8 @@ export async function trigger(
     amount,
     payment_method: amount <= 200_000 ? '1001' : '1002',
     debit_from: account.account_no,
-    beneficiary_name: 'Ravi Kumar',
+    // No space: valid under either reading of "alphanumeric only" a scenario may take.
+    beneficiary_name: 'RaviKumar',
     beneficiary_email: 'ravi@example.com',
     beneficiary_mobile: '9812345670',
     account_number: '50100012345678',

@@ -146,7 +146,7 @@ export const OPERATIONS: Operation[] = [
     params: CheckoutStatusParams,
     responses: {
       '200': ['The checkout transaction', CheckoutSuccess],
-      '401': ['Invalid MerchantId or AccessToken', CheckoutFailure],
+      '401': ['Credentials are not valid (envelope A): MerchantId or AccessToken missing or wrong', EnvelopeA],
       '404': ["Unknown transaction (or another merchant's)", CheckoutFailure],
     },
   },

@@ -1,6 +1,13 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { RequestError } from '../errors.js';
+import { MESSAGES, RequestError, refIdRequired } from '../errors.js';
 import { compile, type ValidateOptions, validate } from './validate.js';
+
+/**
+ * Validation failures the reference words itself (its error table), by the validator's wording of
+ * the same failure: Laravel's, which closes with a full stop the reference's message does not
+ * have. Merchants match on the reference's text, so it is answered as the reference gives it.
+ */
+const REFERENCE_REFUSALS = new Map<string, () => RequestError>([[`${MESSAGES.refIdRequired}.`, refIdRequired]]);
 
 /** Schemas of parsers made but not yet compiled. */
 const uncompiled = new Set<TSchema>();
@@ -16,7 +23,7 @@ export function inputParser<S extends TSchema>(schema: S, options: ValidateOptio
   uncompiled.add(schema);
   return (input) => {
     const result = validate(schema, input, options);
-    if (!result.ok) throw new RequestError(400, result.message);
+    if (!result.ok) throw REFERENCE_REFUSALS.get(result.message)?.() ?? new RequestError(400, result.message);
     return result.value;
   };
 }

@@ -14,35 +14,55 @@ const Digits = (n: number, extra: Record<string, unknown> = {}) => Type.String({
 
 const IFSC_PATTERN = '^[A-Z]{4}0[A-Z0-9]{6}$';
 const Ifsc = () => Type.String({ pattern: IFSC_PATTERN, 'x-message': 'format is invalid.' });
-const AlphaNumName = () => Type.String({ pattern: '^[A-Za-z0-9 ]+$', maxLength: 100, 'x-message': 'must only contain letters, numbers and spaces.' });
+/**
+ * The two readings of the reference's rule for `beneficiary_name`, "alphanumeric only": letters,
+ * digits and spaces (the default: real names have spaces), or letters and digits alone, as
+ * written. A scenario's `validation.beneficiary_name` picks one; each has Laravel's wording.
+ */
+export const BENEFICIARY_NAME_RULES = ['alphanumeric-and-spaces', 'alphanumeric'] as const;
+export type BeneficiaryNameRule = (typeof BENEFICIARY_NAME_RULES)[number];
+export const DEFAULT_BENEFICIARY_NAME_RULE: BeneficiaryNameRule = 'alphanumeric-and-spaces';
+const NAME_RULES: Record<BeneficiaryNameRule, { pattern: string; 'x-message': string }> = {
+  'alphanumeric-and-spaces': { pattern: '^[A-Za-z0-9 ]+$', 'x-message': 'must only contain letters, numbers and spaces.' },
+  alphanumeric: { pattern: '^[A-Za-z0-9]+$', 'x-message': 'must only contain letters and numbers.' },
+};
+const AlphaNumName = (rule: BeneficiaryNameRule) =>
+  Type.String({
+    ...NAME_RULES[rule],
+    maxLength: 100,
+    description:
+      'The reference\'s "alphanumeric only": letters, digits and spaces; letters and digits alone under a scenario\'s `validation.beneficiary_name: alphanumeric`.',
+  });
 const Email = () => Type.String({ format: 'email', maxLength: 255 });
 const AccountNumber = () => Type.String({ pattern: '^[0-9]{9,18}$', 'x-message': 'must be between 9 and 18 digits.' });
 
 const INLINE_BENEFICIARY_FIELDS = ['beneficiary_email', 'beneficiary_name', 'account_number', 'ifsc_code'];
 
 /** POST /api/v1|v2/public/payment/transfer */
-export const InitializePayoutRequest = Type.Object(
-  {
-    client_ref_id: Type.String({ minLength: 5, maxLength: 30 }),
-    transfer_type: StringEnum(TRANSFER_TYPES),
-    amount: Type.Number({ 'x-decimals': 2 }),
-    payment_method: StringEnum(PAYMENT_METHODS),
-    debit_from: Type.String({ minLength: 20, maxLength: 20 }),
-    beneficiary_id: Type.Optional(Type.String({ minLength: 20, maxLength: 20 })),
-    beneficiary_email: Type.Optional(Email()),
-    beneficiary_mobile: Type.Optional(Type.String({ minLength: 10, maxLength: 10 })),
-    beneficiary_name: Type.Optional(AlphaNumName()),
-    account_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
-    ifsc_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
-    purpose: StringEnum(PURPOSES),
-    remarks: Type.String({ minLength: 1, maxLength: 50 }),
-  },
-  {
-    if: { not: { required: ['beneficiary_id'] }, properties: { transfer_type: { const: 'BANK' } }, required: ['transfer_type'] },
-    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
-    then: { required: INLINE_BENEFICIARY_FIELDS, 'x-required-when': 'beneficiary id is not present' },
-  },
-);
+const initializePayoutRequest = (nameRule: BeneficiaryNameRule) =>
+  Type.Object(
+    {
+      client_ref_id: Type.String({ minLength: 5, maxLength: 30 }),
+      transfer_type: StringEnum(TRANSFER_TYPES),
+      amount: Type.Number({ 'x-decimals': 2 }),
+      payment_method: StringEnum(PAYMENT_METHODS),
+      debit_from: Type.String({ minLength: 20, maxLength: 20 }),
+      beneficiary_id: Type.Optional(Type.String({ minLength: 20, maxLength: 20 })),
+      beneficiary_email: Type.Optional(Email()),
+      beneficiary_mobile: Type.Optional(Type.String({ minLength: 10, maxLength: 10 })),
+      beneficiary_name: Type.Optional(AlphaNumName(nameRule)),
+      account_number: Type.Optional(Type.String({ minLength: 1, maxLength: 40 })),
+      ifsc_code: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+      purpose: StringEnum(PURPOSES),
+      remarks: Type.String({ minLength: 1, maxLength: 50 }),
+    },
+    {
+      if: { not: { required: ['beneficiary_id'] }, properties: { transfer_type: { const: 'BANK' } }, required: ['transfer_type'] },
+      // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then keyword, not a thenable
+      then: { required: INLINE_BENEFICIARY_FIELDS, 'x-required-when': 'beneficiary id is not present' },
+    },
+  );
+export const InitializePayoutRequest = initializePayoutRequest(DEFAULT_BENEFICIARY_NAME_RULE);
 export type InitializePayoutRequest = Static<typeof InitializePayoutRequest>;
 
 /** GET /api/v1/public/payment/transfer/status (query string or JSON body) */
@@ -66,15 +86,26 @@ export const BalanceRequest = Type.Object({
 export type BalanceRequest = Static<typeof BalanceRequest>;
 
 /** POST /api/v1/public/beneficiary/create */
-export const CreateBeneficiaryRequest = Type.Object({
-  transfer_type: StringEnum(TRANSFER_TYPES),
-  beneficiary_name: AlphaNumName(),
-  beneficiary_email: Email(),
-  beneficiary_mobile: Digits(10),
-  account_number: AccountNumber(),
-  ifsc_code: Ifsc(),
-});
+const createBeneficiaryRequest = (nameRule: BeneficiaryNameRule) =>
+  Type.Object({
+    transfer_type: StringEnum(TRANSFER_TYPES),
+    beneficiary_name: AlphaNumName(nameRule),
+    beneficiary_email: Email(),
+    beneficiary_mobile: Digits(10),
+    account_number: AccountNumber(),
+    ifsc_code: Ifsc(),
+  });
+export const CreateBeneficiaryRequest = createBeneficiaryRequest(DEFAULT_BENEFICIARY_NAME_RULE);
 export type CreateBeneficiaryRequest = Static<typeof CreateBeneficiaryRequest>;
+
+/**
+ * The request schemas that take `beneficiary_name`, by name rule: the default's schema (the one the
+ * operations table and the OpenAPI document hold) → the same request under each rule.
+ */
+export const BY_NAME_RULE: ReadonlyMap<TSchema, Record<BeneficiaryNameRule, TSchema>> = new Map<TSchema, Record<BeneficiaryNameRule, TSchema>>([
+  [InitializePayoutRequest, { 'alphanumeric-and-spaces': InitializePayoutRequest, alphanumeric: initializePayoutRequest('alphanumeric') }],
+  [CreateBeneficiaryRequest, { 'alphanumeric-and-spaces': CreateBeneficiaryRequest, alphanumeric: createBeneficiaryRequest('alphanumeric') }],
+]);
 
 /** POST /api/v1/public/beneficiary/get */
 export const GetBeneficiaryRequest = Type.Object(

@@ -141,7 +141,7 @@ function requestItems(s: Scenario): CatalogueItem[] {
   return inGroup('requests', [
     ['request.validation', 'a request refused for its fields (envelope A 400)', 'leave out a required field, e.g. client_ref_id'],
     ['auth.dashboard', 'wrong dashboard credentials (envelope A 401)', "a wrong x-api-secret with the merchant's email"],
-    ['auth.checkout', 'wrong checkout credentials (401)', 'a wrong AccessToken with the MerchantId'],
+    ['auth.checkout', 'wrong checkout credentials (envelope A 401)', 'a wrong AccessToken with the MerchantId'],
     [
       'ratelimit.status_check',
       'status check rate-limited (429, Retry-After)',

@@ -1,3 +1,4 @@
+import { DEFAULT_BENEFICIARY_NAME_RULE } from '../contract/schemas.js';
 import { parseDuration } from '../duration.js';
 import { DEFAULT_ERROR_MESSAGES, transportMessage } from '../errors.js';
 import { toPaise } from '../money.js';
@@ -181,6 +182,8 @@ export function compileScenario(file: ScenarioFile, source: string | null): Scen
         VERIFICATION_TYPES.map((t) => [t, new Set((file.verification?.invalid as Record<string, string[]> | undefined)?.[t] ?? [])]),
       ) as unknown as Record<VerificationType, ReadonlySet<string>>,
     },
+    review: { repeatWindowMs: dur(file.review?.repeat_window ?? '1h') },
+    validation: { beneficiaryName: file.validation?.beneficiary_name ?? DEFAULT_BENEFICIARY_NAME_RULE },
     limits: {
       status_check: window(file.limits?.status_check, 3),
       balance_check: window(file.limits?.balance_check, 10),

@@ -1,10 +1,11 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import { StringEnum } from '../contract/kit.js';
+import { BENEFICIARY_NAME_RULES } from '../contract/schemas.js';
 import { DURATION_PATTERN } from '../duration.js';
 import { ERROR_CODES } from '../errors.js';
 import { CHECKOUT_STATUSES, FAULT_EFFECTS, OPERATION_NAMES, OUTAGE_EFFECTS, PAYMENT_METHODS, PAYOUT_STATUSES, VERIFICATION_TYPES } from '../vocab.js';
 
-const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d' });
+const Duration = () => Type.String({ pattern: DURATION_PATTERN, description: 'a duration: 500ms, 5s, 30m, 24h, 1d, 1h30m or PT1H30M' });
 const Strict = <T extends Record<string, TSchema>>(props: T, extra: Record<string, unknown> = {}) =>
   Type.Object(props, { additionalProperties: false, ...extra });
 
@@ -177,6 +178,25 @@ export const ScenarioSchema = Strict({
       invalid: Type.Optional(
         Type.Object(Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, Type.Optional(Type.Array(Type.String({ minLength: 1 })))])), {
           additionalProperties: false,
+        }),
+      ),
+    }),
+  ),
+  /** How the integration review judges (docs/review.md). */
+  review: Type.Optional(
+    Strict({
+      /** A payment made again within this long after the first succeeded is judged a double payout (double-payout-after-success). */
+      repeat_window: Type.Optional(Duration()),
+    }),
+  ),
+  /** Which reading of the reference's field rules requests are checked by, where it can be read two ways. */
+  validation: Type.Optional(
+    Strict({
+      /** The reference's "alphanumeric only" on initialize and create beneficiary. */
+      beneficiary_name: Type.Optional(
+        StringEnum(BENEFICIARY_NAME_RULES, {
+          description:
+            'alphanumeric-and-spaces (the default: letters, digits and spaces) or alphanumeric (letters and digits only, as the reference writes it)',
         }),
       ),
     }),

@@ -1,3 +1,4 @@
+import type { BeneficiaryNameRule } from '../contract/schemas.js';
 import type { ErrorCode } from '../errors.js';
 import type { Paise } from '../money.js';
 import type { CheckoutStatus, FaultEffect, OperationName, OutageEffect, PaymentMethod, PayoutStatus, VerificationType } from '../vocab.js';
@@ -96,6 +97,10 @@ export interface Scenario {
     rules: Array<{ name: string; match: { amount?: AmountRange; payment_mode?: string }; timeline: CheckoutStep[] }>;
   };
   verification: { invalid: Record<VerificationType, ReadonlySet<string>> };
+  /** How the integration review judges: the window after a payment's Success in which paying it again is a finding. */
+  review: { repeatWindowMs: number };
+  /** The reading of the reference's field rules that requests are checked by. */
+  validation: { beneficiaryName: BeneficiaryNameRule };
   limits: { status_check: RateLimitRule; balance_check: RateLimitRule };
   webhooks: {
     retryScheduleMs: number[];

@@ -100,6 +100,27 @@ describe('create beneficiary', () => {
   });
 });
 
+describe('create beneficiary: the scenario\'s reading of "alphanumeric only" for beneficiary_name', () => {
+  test('the default accepts a name with a space; validation.beneficiary_name alphanumeric refuses it, naming the rule', async () => {
+    expect((await create(beneBody({ beneficiary_name: 'Ravi Kumar' }))).status).toBe(200);
+    const strict = await testApp({ scenario: { extends: 'default', name: 'strict-names', validation: { beneficiary_name: 'alphanumeric' } } });
+    const count = () => Object.keys(strict.sandbox.repo.state.beneficiaries).length;
+    const before = count();
+    const refused = await request(strict)
+      .post('/api/v1/public/beneficiary/create')
+      .set(demoHeaders)
+      .send(beneBody({ beneficiary_name: 'Ravi Kumar' }));
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({ success: false, http_code: 400, message: 'The beneficiary name field must only contain letters and numbers.' });
+    expect(count()).toBe(before);
+    const plain = await request(strict)
+      .post('/api/v1/public/beneficiary/create')
+      .set(demoHeaders)
+      .send(beneBody({ beneficiary_name: 'RaviKumar' }));
+    expect(plain.status).toBe(200);
+  });
+});
+
 describe('get beneficiary', () => {
   const NOT_FOUND = { success: false, http_code: 400, message: 'Beneficiary not found in the system using the provided details' };
 

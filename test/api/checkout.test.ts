@@ -67,15 +67,32 @@ describe('checkout status lookup', () => {
     expect(initialized.shipping).toEqual({ address: null, city: null, state: null, country: null, pincode: null });
   });
 
+  // The reference has one credentials failure, envelope A 401, and no other envelope for it.
   test.each([
-    ['no headers', {}],
-    ['wrong token', { ...DEMO_CHECKOUT, AccessToken: 'nope' }],
-    ['unknown merchant', { MerchantId: 'NOPE', AccessToken: 'sbx_token_demo_0001' }],
-    ["another merchant's token", { ...DEMO_CHECKOUT, AccessToken: 'sbx_token_other_0002' }],
-  ])('%s: 401 { status: false, message }', async (_name, headers) => {
+    ['no headers', {}, 'missing headers MerchantId, AccessToken'],
+    ['no AccessToken', { MerchantId: 'SBXDEMO0001' }, 'missing header AccessToken'],
+    ['no MerchantId', { AccessToken: 'sbx_token_demo_0001' }, 'missing header MerchantId'],
+    ['empty headers', { MerchantId: '', AccessToken: '' }, 'missing headers MerchantId, AccessToken'],
+    ['empty AccessToken', { ...DEMO_CHECKOUT, AccessToken: '' }, 'missing header AccessToken'],
+    ['wrong token', { ...DEMO_CHECKOUT, AccessToken: 'nope' }, "the AccessToken does not match merchant SBXDEMO0001's token"],
+    ['unknown merchant', { MerchantId: 'NOPE', AccessToken: 'sbx_token_demo_0001' }, 'no merchant has the MerchantId NOPE'],
+    ["another merchant's token", { ...DEMO_CHECKOUT, AccessToken: 'sbx_token_other_0002' }, "the AccessToken does not match merchant SBXDEMO0001's token"],
+    [
+      'the dashboard key pair instead',
+      { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001' },
+      'dashboard headers (X-Merchant-Email, X-Api-Key, X-Api-Secret) sent to the checkout API, which takes MerchantId and AccessToken',
+    ],
+  ])('%s: envelope A 401 Credentials are not valid, and why in X-Sandbox-Auth-Reason', async (_name, headers, reason) => {
     const res = await lookup('PAYDEMO0000000002', headers as Record<string, string>);
     expect(res.status).toBe(401);
-    expect(res.body).toEqual({ status: false, message: 'Invalid MerchantId or AccessToken' });
+    expect(res.body).toEqual({ success: false, http_code: 401, message: 'Credentials are not valid' });
+    expect(res.headers['x-sandbox-auth-reason']).toBe(reason);
+  });
+
+  test('credentials are checked before the id: a wrong token on an unknown id is a 401, not a 404', async () => {
+    const res = await lookup('NOSUCHPAYMENT', { ...DEMO_CHECKOUT, AccessToken: 'nope' });
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual({ success: false, http_code: 401, message: 'Credentials are not valid' });
   });
 
   test("another merchant's transaction answers as an unknown one: 404", async () => {

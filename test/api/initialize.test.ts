@@ -152,6 +152,45 @@ describe('initialize payout: field rules (first failing field, Laravel wording)'
   });
 });
 
+describe('initialize payout: the scenario\'s reading of "alphanumeric only" for beneficiary_name', () => {
+  const STRICT = { extends: 'default', name: 'strict-names', validation: { beneficiary_name: 'alphanumeric' as const } };
+
+  test('by default a name with a space is accepted', async () => {
+    expect((await initialize(app, payoutBody({ beneficiary_name: 'Ravi Kumar' }))).status).toBe(200);
+  });
+
+  test('validation.beneficiary_name alphanumeric refuses it, naming the rule; letters and digits alone pass', async () => {
+    const strict = await testApp({ scenario: STRICT });
+    for (const version of ['v1', 'v2'] as const) {
+      const res = await initialize(strict, payoutBody({ beneficiary_name: 'Ravi Kumar' }), version);
+      expectEnvelopeA(res, 400, 'The beneficiary name field must only contain letters and numbers.');
+    }
+    expect(Object.keys(strict.sandbox.repo.state.payouts)).toHaveLength(0);
+    expect((await initialize(strict, payoutBody({ beneficiary_name: 'RaviKumar2' }))).status).toBe(200);
+  });
+
+  test('under the strict rule too, the first failing field in the reference order is the one named', async () => {
+    const strict = await testApp({ scenario: STRICT });
+    const body = payoutBody({ beneficiary_name: 'Ravi Kumar' });
+    delete body.account_number;
+    delete body.remarks;
+    expectEnvelopeA(await initialize(strict, body), 400, 'The beneficiary name field must only contain letters and numbers.');
+    expectEnvelopeA(await initialize(app, body), 400, 'The account number field is required when beneficiary id is not present.');
+  });
+
+  test('a scenario put in force at run time applies to the next request', async () => {
+    const put = await request(app).put('/__sandbox/scenario').send({ scenario: STRICT });
+    expect(put.status).toBe(200);
+    expectEnvelopeA(
+      await initialize(app, payoutBody({ beneficiary_name: 'Ravi Kumar' })),
+      400,
+      'The beneficiary name field must only contain letters and numbers.',
+    );
+    await request(app).put('/__sandbox/scenario').send({ name: 'default' });
+    expect((await initialize(app, payoutBody({ beneficiary_name: 'Ravi Kumar' }))).status).toBe(200);
+  });
+});
+
 describe('initialize payout: business checks in SPEC order', () => {
   test('unknown debit_from', async () => {
     expectEnvelopeA(await initialize(app, payoutBody({ debit_from: 'NOSUCHVAN00000000000' })), 400, 'The selected debit from is invalid.');

@@ -72,10 +72,16 @@ describe('payout status check', () => {
     expect(t.transaction_date).toBe('2026-03-05 00:30:00');
   });
 
-  test('neither id: the reference message', async () => {
-    const res = await status(app, {});
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ success: false, http_code: 400, message: 'The ref id field is required when client ref id is not present.' });
+  test('neither id (absent, empty, or blank in a JSON body): the reference message, without a closing full stop', async () => {
+    const neither = { success: false, http_code: 400, message: 'The ref id field is required when client ref id is not present' };
+    for (const q of [{}, { ref_id: '', client_ref_id: '' }] as Array<Record<string, string>>) {
+      const res = await status(app, q);
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual(neither);
+    }
+    const blank = await request(app).get('/api/v1/public/payment/transfer/status').set(demoHeaders).send({ ref_id: ' ', client_ref_id: '' });
+    expect(blank.status).toBe(400);
+    expect(blank.body).toEqual(neither);
   });
 
   test('ref_id not of 10 characters', async () => {

@@ -1,4 +1,5 @@
 import { compileScenario } from '../../src/scenario/compile.js';
+import { scenarioFromValue } from '../../src/scenario/scenario.js';
 import type { ScenarioFile } from '../../src/scenario/schema.js';
 import { NO_CHAOS, type PayoutRule, ScenarioError } from '../../src/scenario/types.js';
 import { VERIFICATION_TYPES } from '../../src/vocab.js';
@@ -28,15 +29,16 @@ function refusal(f: ScenarioFile, source: string | null = null): string {
 
 test('the smallest scenario: every default', () => {
   const s = compileScenario({ name: 'min', payouts: { default_timeline: [] } }, null);
-  const { name, source, payouts, beneficiaries, checkout, verification, limits } = s;
+  const { name, source, payouts, beneficiaries, checkout, verification, validation, limits } = s;
   const { retryScheduleMs, timeoutMs, chaos } = s.webhooks;
-  expect({ name, source, payouts, beneficiaries, checkout, verification, limits, webhooks: { retryScheduleMs, timeoutMs, chaos } }).toEqual({
+  expect({ name, source, payouts, beneficiaries, checkout, verification, validation, limits, webhooks: { retryScheduleMs, timeoutMs, chaos } }).toEqual({
     name: 'min',
     source: null,
     payouts: { defaultPlan: { rule: 'default', initialStatus: 'Pending', steps: [] }, rules: [] },
     beneficiaries: { activationDelayMs: 10_000, rules: [] },
     checkout: { defaultTimeline: [{ afterMs: 30_000, status: 'Success' }], rules: [] },
     verification: { invalid: Object.fromEntries(VERIFICATION_TYPES.map((t) => [t, new Set()])) },
+    validation: { beneficiaryName: 'alphanumeric-and-spaces' },
     limits: { status_check: { limit: 3, windowMs: 60_000 }, balance_check: { limit: 10, windowMs: 60_000 } },
     webhooks: { retryScheduleMs: [10_000, 60_000, 300_000, 1_800_000, 7_200_000], timeoutMs: 5_000, chaos: NO_CHAOS },
   });
@@ -44,6 +46,17 @@ test('the smallest scenario: every default', () => {
 
 test('the source is kept', () => {
   expect(compileScenario(file([]), 'scenarios/x.json').source).toBe('scenarios/x.json');
+});
+
+test('validation as given: the literal reading of "alphanumeric only" for beneficiary_name', () => {
+  const s = compileScenario({ name: 'strict', payouts: { default_timeline: [] }, validation: { beneficiary_name: 'alphanumeric' } }, null);
+  expect(s.validation).toEqual({ beneficiaryName: 'alphanumeric' });
+  expect(compileScenario({ name: 'empty', payouts: { default_timeline: [] }, validation: {} }, null).validation).toEqual({
+    beneficiaryName: 'alphanumeric-and-spaces',
+  });
+  expect(() => scenarioFromValue({ name: 'typo', payouts: { default_timeline: [] }, validation: { beneficiary_name: 'letters' } }, 'typo.json')).toThrow(
+    'typo.json: /validation/beneficiary_name: must be one of alphanumeric-and-spaces, alphanumeric',
+  );
 });
 
 test('durations, limits, webhooks and verification as given', () => {

@@ -14,7 +14,8 @@ function transfer(demo, van) {
     amount: demo.amount,
     payment_method: demo.amount >= 200000 ? '1003' : '1001',
     debit_from: van,
-    beneficiary_name: 'Demo Payee',
+    // Letters only: valid under either reading of "alphanumeric only" a scenario may take.
+    beneficiary_name: 'DemoPayee',
     beneficiary_email: 'payee@example.com',
     beneficiary_mobile: '9876543210',
     account_number: '123456789012',

@@ -6,6 +6,11 @@ import { href } from '../route.js';
 
 const refusedPath = (tenant) => `/requests?${new URLSearchParams({ merchant_id: tenant, refused: 'true', limit: '100' })}`;
 
+// A refusal without an envelope-B code is envelope A, but for the checkout API's own
+// { status: false, message } (an unknown transaction, a fault): its credential failures (401) are envelope A.
+const CHECKOUT_PATH = /^\/api\/v1\/payment\/transaction\//;
+const envelopeOf = (r) => (CHECKOUT_PATH.test(r.path) && r.status !== 401 ? 'checkout envelope' : 'envelope A');
+
 export const prefetch = (client, route) => client.prefetch(refusedPath(route.tenant));
 
 export function View({ client, route, version }) {
@@ -22,7 +27,7 @@ export function View({ client, route, version }) {
       <tbody>${rows.map(
         (r) => html`<tr data-testid="refused">
         <td><${When} at=${r.at} /></td><td>${r.method} ${r.path}</td><td class="bad">${r.status ?? 'no answer'}</td>
-        <td>${r.error?.code ?? (r.error ? html`<span class="muted">envelope A</span>` : '')}</td><td class="wrap">${r.error?.message ?? ''}</td>
+        <td>${r.error?.code ?? (r.error ? html`<span class="muted">${envelopeOf(r)}</span>` : '')}</td><td class="wrap">${r.error?.message ?? ''}</td>
         <td>${r.ref_id && html`<a class="link" href=${href({ ...route, ref: r.ref_id, tab: 'payouts' })}>${r.ref_id}</a>`}</td></tr>`,
       )}</tbody>
     </table></div>`
