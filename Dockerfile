@@ -5,14 +5,16 @@
 # `podman build -f Dockerfile dist/image` (or docker), offline: there is no base image to pull.
 FROM scratch
 COPY rootfs/ /
-COPY --chown=10001:10001 data/ /data/
 # Listening on every address of the container, the sandbox needs SANDBOX_ADMIN_TOKEN (the control
 # API then wants Authorization: Bearer <token>) or SANDBOX_INSECURE_OPEN_CONTROL=1: without
-# either it exits at once saying so (docs/run-anywhere.md).
+# either it exits at once saying so (docs/run-anywhere.md). PAYOUT_SANDBOX_IMAGE: a path it cannot
+# write is then said with the `--user "$(id -u):$(id -g)"` hint (a bind mount owned by another uid).
 ENV PATH=/usr/local/bin \
     SANDBOX_HOST=0.0.0.0 \
     SANDBOX_PORT=4010 \
-    SANDBOX_DATA=/data/db.json
+    SANDBOX_DATA=/data/db.json \
+    PAYOUT_SANDBOX_IMAGE=1
+# Any uid may run it (`--user`): /data is writable by all, like /tmp; nothing else is written.
 USER 10001:10001
 WORKDIR /data
 VOLUME /data

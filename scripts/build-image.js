@@ -1,8 +1,9 @@
 // Build step (`npm run build:image`, after `npm run build:binary`): the container image
 // payout-sandbox:<version> (and :latest), FROM scratch (Dockerfile). Stages dist/image/rootfs
 // with the standalone executable, exactly the shared libraries `ldd` lists for it (the loader
-// included), /etc/passwd and /etc/group for the image's user, /etc/nsswitch.conf and /tmp; then
-// builds with podman, or docker when podman is not there. Offline: nothing is pulled.
+// included), /etc/passwd and /etc/group for the image's user, /etc/nsswitch.conf, /tmp and /data
+// (writable by any uid); then builds with podman, or docker when podman is not there. Offline:
+// nothing is pulled.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -38,7 +39,6 @@ function stage() {
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run npm run build:binary first (npm run build:image does).`);
   if (process.platform !== 'linux') throw new Error('the image holds a Linux executable: build it on Linux');
   rmSync(context, { recursive: true, force: true });
-  mkdirSync(join(context, 'data'), { recursive: true });
   chmodSync(place(binary, '/usr/local/bin/payout-sandbox'), 0o755);
   const libraries = linkedLibraries(binary);
   for (const lib of libraries) place(lib);
@@ -49,6 +49,9 @@ function stage() {
   writeFileSync(join(rootfs, 'etc/nsswitch.conf'), 'hosts: files dns\n');
   mkdirSync(join(rootfs, 'tmp'));
   chmodSync(join(rootfs, 'tmp'), 0o1777);
+  // The data volume: the image runs under any uid (`--user`), not only its own, so any user may write there, as in /tmp.
+  mkdirSync(join(rootfs, 'data'));
+  chmodSync(join(rootfs, 'data'), 0o1777);
   return libraries;
 }
 

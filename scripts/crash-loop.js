@@ -77,7 +77,11 @@ function body(ref) {
   });
 }
 
-/** Sends initializes from WORKERS loops until `killAfter` are acknowledged, then SIGKILLs the sandbox mid-load. */
+/**
+ * Sends initializes from WORKERS loops until `killAfter` are acknowledged, then SIGKILLs the sandbox
+ * mid-load. Resolves once every request has its outcome, not waiting for the killed process to be
+ * reaped (`exited`): the restart comes at once, as a suite that kills and restarts does.
+ */
 async function load(base, child, round, killAfter) {
   const acked = new Map();
   const sent = [];
@@ -102,8 +106,7 @@ async function load(base, child, round, killAfter) {
     }
   }
   await Promise.all(Array.from({ length: WORKERS }, worker));
-  await exited;
-  return { acked, sent };
+  return { acked, sent, exited };
 }
 
 /** After the restart: what is stored of what was sent, and whether balance and ledger agree with it. */
@@ -133,10 +136,11 @@ const allAcked = new Map();
 try {
   for (let round = 1; round <= ROUNDS; round++) {
     const { child, base } = await start(data, fixturesFile);
-    const { acked, sent } = await load(base, child, round, 40 + ((round * 37) % 120));
+    const { acked, sent, exited } = await load(base, child, round, 40 + ((round * 37) % 120));
     allSent = allSent.concat(sent);
     for (const [k, v] of acked) allAcked.set(k, v);
     const restarted = await start(data, fixturesFile);
+    await exited;
     const result = await check(restarted.base, allAcked, allSent);
     restarted.child.kill('SIGKILL');
     await new Promise((resolve) => restarted.child.once('exit', resolve));

@@ -2,12 +2,15 @@
 // Without a token it refuses to start, saying which variable to set; with SANDBOX_ADMIN_TOKEN it
 // answers on a published port, its HEALTHCHECK (the executable's own `wait`) passes, the
 // dashboard loads, one payout settles and its signed webhook reaches a receiver on this host
-// (through the engine's host gateway), and SIGTERM stops it with exit 0. Exit 1 on any failure.
+// (through the engine's host gateway), and SIGTERM stops it with exit 0. Then under another uid
+// (`--user`): a report directory it cannot write refused at start, the data and reports written to
+// bind mounts it owns, the image's own volume. Exit 1 on any failure.
 import { spawnSync } from 'node:child_process';
 import { createHmac, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { containerEngine } from './container-engine.js';
@@ -179,7 +182,110 @@ async function main() {
     run(['rm', '-f', '-v', name]);
     await hooks.close();
   }
+  await anyUid();
   say('image test passed');
+}
+
+/**
+ * 5. Under a uid that is not the image's (`--user`), as a CI runs it to get files it owns: a report
+ * directory that uid cannot write is refused at start (exit 2, naming it, with the --user hint);
+ * with a bind-mounted /data and report directory of its own, the data file and the reports are
+ * written there, by that uid; and the image's own /data volume works under any uid too.
+ */
+async function anyUid() {
+  const root = process.getuid() === 0;
+  // As root, any uid will do; otherwise the user's own, kept as it is inside (rootless podman maps it away otherwise).
+  const uid = root ? 54321 : process.getuid();
+  const gid = root ? 54321 : process.getgid();
+  const user = ['--user', `${uid}:${gid}`, ...(!root && engine.cmd === 'podman' ? ['--userns', 'keep-id'] : [])];
+  const work = mkdtempSync(join(tmpdir(), 'payout-sandbox-image-'));
+  chmodSync(work, 0o755);
+  const [data, out, closed] = ['data', 'out', 'closed'].map((d) => join(work, d));
+  for (const d of [data, out]) {
+    mkdirSync(d);
+    if (root) chownSync(d, uid, gid);
+  }
+  mkdirSync(closed, { mode: 0o555 });
+  chmodSync(closed, 0o555);
+  const name = `payout-sandbox-uid-${process.pid}`;
+  const open = ['-e', 'SANDBOX_INSECURE_OPEN_CONTROL=1'];
+  try {
+    const refused = run(['run', '--rm', ...engine.runFlags, ...user, ...open, '-v', `${closed}:/out`, IMAGE, '--review-report', '/out/review.md']);
+    if (
+      refused.code !== 2 ||
+      !/--review-report \/out\/review\.md: cannot be written: \/out: permission denied \(EACCES\)/.test(refused.out) ||
+      !refused.out.includes('--user "$(id -u):$(id -g)"')
+    ) {
+      fail(`a report directory uid ${uid} cannot write should exit 2 at start, naming it, with the --user hint; it exited ${refused.code}:\n${refused.out}`);
+    }
+    say(`--user ${uid}:${gid}, a report directory it cannot write: exit 2 at start, naming /out/review.md, with the --user hint`);
+
+    const port = await freePort();
+    const base = `http://127.0.0.1:${port}`;
+    const up = run([
+      'run',
+      '-d',
+      '--name',
+      name,
+      ...engine.runFlags,
+      ...user,
+      ...open,
+      '-p',
+      `127.0.0.1:${port}:4010`,
+      '-v',
+      `${data}:/data`,
+      '-v',
+      `${out}:/out`,
+      IMAGE,
+      '--review-report',
+      '/out/review.md',
+      '--coverage-report',
+      '/out/coverage.xml',
+    ]);
+    if (up.code !== 0) fail(`${engine.cmd} run --user ${uid}:${gid} failed:\n${up.out}`);
+    await until(`healthy under --user ${uid}:${gid}`, 30, async () => (await fetch(`${base}/__sandbox/health`)).ok);
+    const init = await fetch(`${base}/api/v1/public/payment/transfer`, {
+      method: 'POST',
+      headers: { ...DEMO, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        client_ref_id: `UID${process.pid}`,
+        transfer_type: 'BANK',
+        amount: 100,
+        payment_method: '1001',
+        debit_from: 'DEMOVAN0000000000001',
+        beneficiary_id: 'BENEDEMO000000000001',
+        purpose: 'VENDOR_PAYOUT',
+        remarks: 'any uid',
+      }),
+    });
+    if (init.status !== 200) fail(`initialize under --user ${uid}:${gid}: HTTP ${init.status}`);
+    const stopped = run(['stop', '-t', '15', name]);
+    if (stopped.code !== 0) fail(`${engine.cmd} stop: ${stopped.out}`);
+    const code = run(['inspect', '--format', '{{.State.ExitCode}}', name]).out.trim();
+    if (code !== '0') fail(`under --user ${uid}:${gid} the container exited ${code}:\n${run(['logs', name]).out}`);
+    for (const file of [join(data, 'db.json'), join(out, 'review.md'), join(out, 'coverage.xml')]) {
+      if (!existsSync(file)) fail(`${file} was not written under --user ${uid}:${gid}`);
+      if (statSync(file).uid !== uid) fail(`${file} belongs to uid ${statSync(file).uid}, not ${uid}`);
+    }
+    if (!readFileSync(join(data, 'db.json'), 'utf8').includes(`UID${process.pid}`)) fail('the payout is not in the bind-mounted data file');
+    say(`--user ${uid}:${gid} with /data and /out bind-mounted: the payout in data/db.json, review.md and coverage.xml written, all owned by uid ${uid}`);
+    run(['rm', '-f', '-v', name]);
+
+    // The image's own /data volume, under a uid the image does not know.
+    const other = run(['run', '-d', '--name', name, ...engine.runFlags, '--user', '23456:23456', ...open, '-p', `127.0.0.1:${port}:4010`, IMAGE]);
+    if (other.code !== 0) fail(`${engine.cmd} run --user 23456:23456 failed:\n${other.out}`);
+    await until('healthy under --user 23456:23456 on its own volume', 30, async () => (await fetch(`${base}/__sandbox/health`)).ok);
+    run(['stop', '-t', '15', name]);
+    const otherCode = run(['inspect', '--format', '{{.State.ExitCode}}', name]).out.trim();
+    if (otherCode !== '0') fail(`under --user 23456:23456 the container exited ${otherCode}:\n${run(['logs', name]).out}`);
+    say("--user 23456:23456 on the image's own /data volume: healthy, stopped with exit 0");
+  } catch (err) {
+    process.stdout.write(`--- container log ---\n${run(['logs', name]).out}\n`);
+    throw err;
+  } finally {
+    run(['rm', '-f', '-v', name]);
+    rmSync(work, { recursive: true, force: true });
+  }
 }
 
 main().catch((err) => {

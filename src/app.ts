@@ -8,6 +8,7 @@ import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
 import { controlRouter } from './http/control/router.js';
 import { durableAnswers, STORE_ERROR_HEADER } from './http/durability.js';
+import { guard } from './http/guard.js';
 import { mountOperations } from './http/mount.js';
 import { keepRawBody, requestId, requestTracking } from './http/requests.js';
 import { sendError } from './http/respond.js';
@@ -45,7 +46,9 @@ const refuseUnreadBody: express.RequestHandler = (req, _res, next) => {
   if (!hasBody || req.body !== undefined) return next();
   const type = req.headers['content-type'];
   const sent = type ? `Content-Type ${type.split(';')[0]}` : 'no Content-Type';
-  next(new RequestError(400, `The request body was not read (${sent}): send Content-Type: application/json or application/x-www-form-urlencoded.`));
+  // The control API takes JSON only (http/guard.ts); the emulated API forms too.
+  const takes = req.url.startsWith('/__sandbox') ? 'application/json' : 'application/json or application/x-www-form-urlencoded';
+  next(new RequestError(400, `The request body was not read (${sent}): send Content-Type: ${takes}.`));
 };
 
 /** The emulated API: every operation of the reference, mounted from its description on the app itself. */
@@ -66,6 +69,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(requestTracking(sb.logger, sb.journal, sb.clocks));
+  app.use(guard(sb));
   if (sb.store.kind === 'file') app.use(durableAnswers(sb.store));
   app.use(refuseOversized);
   // The raw body is kept for the journal only while it is on.

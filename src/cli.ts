@@ -1,6 +1,6 @@
 import { rmSync, unlinkSync } from 'node:fs';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { mkdir, open as openFile, rename, stat, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
@@ -20,9 +20,11 @@ import {
   type SandboxOptions,
 } from './sandbox/config.js';
 import { FixturesError } from './sandbox/fixtures.js';
+import { abandon } from './sandbox/open.js';
 import { DEFAULT_SCENARIO, ScenarioError } from './scenario/scenario.js';
-import { stopOnSignals } from './signals.js';
-import { StoreFileError, StoreWriteError } from './store/store.js';
+import { SIGNAL_EXIT, stopOnSignals, watchStart } from './signals.js';
+import { fsProblem } from './store/file-errors.js';
+import { StartStopped, StoreFileError, StoreWriteError } from './store/store.js';
 import { VERSION } from './version.js';
 
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
@@ -110,7 +112,16 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--speed <x>', 'real clock sped up x times').argParser(positiveNumber).default(DEFAULTS.speed), 'SPEED'))
     .addOption(env(new Option('--clock-start <iso>', 'manual clock start (default 2026-01-01T09:00:00+05:30)').argParser(instant), 'CLOCK_START'))
     .addOption(env(new Option('--seed <n>', 'deterministic ids and generated data').argParser(integer('seed', 'seed')), 'SEED'))
-    .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API'), 'ADMIN_TOKEN'))
+    .addOption(env(new Option('--admin-token <token>', 'require Authorization: Bearer <token> on the control API (16 characters or more)'), 'ADMIN_TOKEN'))
+    .addOption(
+      env(
+        new Option(
+          '--allowed-host <host>',
+          'a Host name the control API and dashboard answer to besides the bound address and localhost (repeatable, or comma-separated; *.example.com patterns)',
+        ).argParser((value: string, previous: string[] | undefined) => [...(previous ?? []), ...hostList(value)]),
+        'ALLOWED_HOST',
+      ),
+    )
     .addOption(env(new Option('--no-rate-limits', "turn the reference's rate limits off"), 'NO_RATE_LIMITS'))
     .addOption(env(new Option('--no-fsync', 'do not fdatasync each change-log write (faster; a power loss may lose the last writes)'), 'NO_FSYNC'))
     .addOption(env(new Option('--log-level <level>', 'pino level').choices([...LOG_LEVELS]).default(DEFAULTS.logLevel), 'LOG_LEVEL'))
@@ -138,11 +149,10 @@ export function buildProgram(): Command {
     .addOption(env(new Option('--trace-dir <dir>', 'write one trace per merchant that made a request on shutdown (<merchant_id>.trace.json)'), 'TRACE_DIR'))
     .addOption(
       env(
-        new Option('--review-fail-on <severity>', 'exit 4 on shutdown when the review has a finding of this severity or above').choices([
-          'high',
-          'medium',
-          'low',
-        ]),
+        new Option(
+          '--review-fail-on <severity>',
+          'exit 4 on shutdown when the review has a finding of this severity or above (unproven: a high finding, or a high rule not proven)',
+        ).choices(['high', 'medium', 'low', 'unproven']),
         'REVIEW_FAIL_ON',
       ),
     )
@@ -174,8 +184,11 @@ export function buildProgram(): Command {
  */
 export function optionsFromCli(o: Record<string, unknown>): SandboxOptions {
   const config = DEFAULTS as unknown as Record<string, unknown>;
-  return Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, o[k] ?? config[k]])) as SandboxOptions;
+  return Object.fromEntries(Object.keys(DEFAULTS).map((k) => [k, o[OPTION_OF[k] ?? k] ?? config[k]])) as SandboxOptions;
 }
+
+/** Config keys whose option is named otherwise (a repeatable option reads as one item: `--allowed-host`). */
+const OPTION_OF: Record<string, string> = { allowedHosts: 'allowedHost' };
 
 /** Parses the command line; help and version exit 0, a bad option exits 2. */
 function parseArgs(argv: string[]): SandboxOptions {
@@ -192,13 +205,29 @@ function parseArgs(argv: string[]): SandboxOptions {
   return optionsFromCli(program.opts());
 }
 
-/** Opens the sandbox; an invalid option or input file exits 2 with its message. */
+/** Set in the container image (Dockerfile): a permission problem there is most often the uid the container runs as. */
+const IMAGE_VARIABLE = 'PAYOUT_SANDBOX_IMAGE';
+
+/** What to do about a permission problem, in the image: run the container as the owner of the mounted directory. */
+function permissionHint(problem: string): string {
+  if (process.env[IMAGE_VARIABLE] === undefined || !/\((EACCES|EPERM)\)/.test(problem)) return '';
+  return ` (the sandbox runs as uid ${process.getuid?.() ?? '?'}: run the container as the owner of the mounted directory, e.g. podman run --user "$(id -u):$(id -g)" …, or give that uid the directory)`;
+}
+
+/** A SIGINT/SIGTERM before the sandbox served: said in one line, exit 130 / 143; nothing was written. */
+function exitStopped(err: StartStopped): never {
+  process.stderr.write(`payout-sandbox: ${err.message}; nothing written, the lock removed\n`);
+  process.exit(SIGNAL_EXIT[err.signal] ?? 1);
+}
+
+/** Opens the sandbox; an invalid option or input file exits 2 with its message, a signal meanwhile 130 / 143. */
 async function open(options: SandboxOptions): Promise<SandboxApp> {
   try {
     return await createApp(options);
   } catch (err) {
+    if (err instanceof StartStopped) exitStopped(err);
     if (err instanceof ConfigError || err instanceof FixturesError || err instanceof ScenarioError || err instanceof StoreFileError) {
-      process.stderr.write(`payout-sandbox: ${err.message}\n`);
+      process.stderr.write(`payout-sandbox: ${err.message}${permissionHint(err.message)}\n`);
       process.exit(EXIT_USAGE);
     }
     if (err instanceof StoreWriteError) {
@@ -206,6 +235,67 @@ async function open(options: SandboxOptions): Promise<SandboxApp> {
       process.exit(1);
     }
     throw err;
+  }
+}
+
+/** Whether a file can be made in this directory: one is made and removed at once (access() would pass root on a file system that refuses it). */
+async function probeDirectory(dir: string): Promise<string | null> {
+  const probe = join(dir, `.payout-sandbox-probe-${process.pid}`);
+  try {
+    await (await openFile(probe, 'wx')).close();
+    await unlink(probe);
+    return null;
+  } catch (err) {
+    await unlink(probe).catch(() => undefined);
+    return fsProblem(err);
+  }
+}
+
+/**
+ * Why a path the sandbox will write (a report at the stop, the ready file once listening) cannot
+ * be, or null; checked at start, so a mistake stops the start rather than lose the reports at the
+ * stop. A file that exists is opened for appending (nothing written); `replaced` (the ready file,
+ * written beside itself and renamed), a directory, or a path not there yet: a file is made and
+ * removed in the directory, or in the nearest one above it that exists (the writer makes the rest).
+ */
+async function writeProblem(path: string, kind: 'file' | 'replaced' | 'directory'): Promise<string | null> {
+  try {
+    const s = await stat(path);
+    if (kind === 'directory') return s.isDirectory() ? probeDirectory(path) : 'it is a file, not a directory';
+    if (s.isDirectory()) return 'it is a directory, not a file';
+    await (await openFile(path, 'a')).close();
+    if (kind === 'file') return null;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT' && code !== 'ENOTDIR') return fsProblem(err);
+  }
+  for (let dir = dirname(path); ; dir = dirname(dir)) {
+    try {
+      if (!(await stat(dir)).isDirectory()) return `${dir} is a file, not a directory`;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && dir !== dirname(dir)) continue;
+      return `${dir}: ${fsProblem(err)}`;
+    }
+    const problem = await probeDirectory(dir);
+    return problem === null ? null : `${dir}: ${problem}`;
+  }
+}
+
+/** Every path the sandbox will write besides its data, checked before anything is opened: exit 2 naming the first that cannot be written. */
+async function checkOutputPaths(options: SandboxOptions): Promise<void> {
+  const paths: Array<[option: string, path: string | null | undefined, kind: 'file' | 'replaced' | 'directory']> = [
+    ['--coverage-report', options.coverageReport, 'file'],
+    ['--review-report', options.reviewReport, 'file'],
+    ['--trace-dir', options.traceDir, 'directory'],
+    ['--ready-file', options.readyFile, 'replaced'],
+  ];
+  for (const [option, path, kind] of paths) {
+    if (typeof path !== 'string' || path === '') continue;
+    const problem = await writeProblem(path, kind);
+    if (problem === null) continue;
+    process.stderr.write(`payout-sandbox: ${option} ${path}: cannot be written: ${problem}${permissionHint(problem)}\n`);
+    process.exit(EXIT_USAGE);
   }
 }
 
@@ -221,20 +311,42 @@ function listenProblem(err: unknown, host: string): string {
 
 /**
  * The ready file: `{ url, port, pid, control_url }` once the sandbox listens, written atomically
- * (a script waiting for it never reads half), and removed when it stops.
+ * (a script waiting for it never reads half), and removed when it stops, with its temporary file
+ * (an exit at any moment leaves neither).
  */
 async function writeReadyFile(file: string, ready: Record<string, unknown>): Promise<void> {
   const temp = `${file}.${process.pid}.tmp`;
-  await mkdir(dirname(resolve(file)), { recursive: true });
-  await writeFile(temp, `${JSON.stringify(ready)}\n`);
-  await rename(temp, file);
   process.once('exit', () => {
-    try {
-      unlinkSync(file);
-    } catch {
-      // Already gone.
+    for (const f of [temp, file]) {
+      try {
+        unlinkSync(f);
+      } catch {
+        // Already gone.
+      }
     }
   });
+  try {
+    await mkdir(dirname(resolve(file)), { recursive: true });
+    await writeFile(temp, `${JSON.stringify(ready)}\n`);
+    await rename(temp, file);
+  } catch (err) {
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}
+
+/** A start that failed once the runtime was built: its files let go of, no report written, one line said. */
+async function abandonStart(app: SandboxApp, serving: Serving | null, err: unknown, what: string): Promise<never> {
+  await serving?.close(0);
+  await abandon(app.sandbox).catch((e: unknown) => process.stderr.write(`payout-sandbox: and could not let go of the data file: ${(e as Error).message}\n`));
+  if (err instanceof StartStopped) exitStopped(err);
+  // A mistake in the options seen only once listening (a --webhook-url that is the sandbox itself): exit 2.
+  if (err instanceof ConfigError) {
+    process.stderr.write(`payout-sandbox: ${err.message}\n`);
+    process.exit(EXIT_USAGE);
+  }
+  process.stderr.write(`payout-sandbox: ${what}\n`);
+  process.exit(1);
 }
 
 /** `payout-sandbox [options]`: parse, start, print the banner, stop cleanly on SIGINT/SIGTERM. */
@@ -246,27 +358,41 @@ export async function main(argv: string[]): Promise<void> {
     process.stderr.write(`payout-sandbox: ${unknown}\n`);
     process.exit(EXIT_USAGE);
   }
+  // From here a SIGINT/SIGTERM stops the start cleanly (signals.ts): never the default exit, which leaves the lock.
+  const start = watchStart();
   const options = parseArgs(argv);
+  await checkOutputPaths(options);
   // A ready file left by an earlier run must not say "ready" before this one is.
   if (options.readyFile) rmSync(options.readyFile, { force: true });
-  const app = await open(options);
+  const app = await open({ ...options, storeHooks: { ...options.storeHooks, checkpoint: (point) => start.checkpoint(point) } });
   const { config } = app.sandbox;
-  let serving: Serving;
+  let serving: Serving | null = null;
   try {
+    await start.checkpoint('listen');
     serving = await serve(app, config.host, config.port, config.checkoutPort, config);
+    // A signal while the servers were being set up: the start is stopped, as before them.
+    await start.checkpoint('listen');
   } catch (err) {
-    process.stderr.write(`payout-sandbox: cannot listen: ${listenProblem(err, config.host)}\n`);
-    await app.sandbox.close().catch((e: unknown) => process.stderr.write(`payout-sandbox: and could not write everything: ${(e as Error).message}\n`));
-    process.exit(1);
+    return abandonStart(app, serving, err, `cannot listen: ${listenProblem(err, config.host)}`);
   }
+  await start.pause('ready');
+  const port = Number(new URL(serving.url).port);
   // The port in the lock is for the message a second sandbox gets: not worth failing a start for.
-  await app.sandbox.store.announce(Number(new URL(serving.url).port)).catch((e: unknown) => {
+  await app.sandbox.store.announce(port).catch((e: unknown) => {
     process.stderr.write(`payout-sandbox: could not write the port into the lock file (${(e as Error).message})\n`);
   });
-  stopOnSignals(app, serving);
-  const port = Number(new URL(serving.url).port);
   app.sandbox.logger.info({ url: serving.url, port, pid: process.pid }, 'listening');
-  if (config.readyFile !== null) await writeReadyFile(config.readyFile, { url: serving.url, port, pid: process.pid, control_url: `${serving.url}/__sandbox` });
+  if (config.readyFile !== null) {
+    try {
+      await writeReadyFile(config.readyFile, { url: serving.url, port, pid: process.pid, control_url: `${serving.url}/__sandbox` });
+    } catch (err) {
+      return abandonStart(app, serving, err, `cannot write --ready-file ${config.readyFile}: ${fsProblem(err)}`);
+    }
+  }
+  // Listening, the lock and the ready file written: a signal from now on (or one that came meanwhile) is a stop.
+  start.end();
+  stopOnSignals(app, serving, start.signal);
+  if (start.signal !== null) return;
   // The banner last: whoever waits for it can signal the process at once.
   if (config.insecureOpenControl && !isLoopback(config.host) && config.adminToken === null) {
     process.stderr.write(

@@ -6,6 +6,7 @@ import { type Serving, serve } from './listen.js';
 import type { ReviewReport } from './observe/review/report.js';
 import type { SandboxOptions } from './sandbox/config.js';
 import { gates } from './sandbox/gates.js';
+import { abandon } from './sandbox/open.js';
 
 export type { Admin } from './admin/admin.js';
 export { openSandbox, type Sandbox } from './admin/sandbox.js';
@@ -127,7 +128,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Starte
   try {
     serving = await serve(app, sb.config.host, sb.config.port, sb.config.checkoutPort, sb.config);
   } catch (err) {
-    await sb.close();
+    // A start that failed writes no report: only a sandbox that served does.
+    await abandon(sb);
     throw err;
   }
   let stopped = false;

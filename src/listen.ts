@@ -2,7 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import type { Express } from 'express';
+import type { SandboxApp } from './app.js';
 import { precompileParsers } from './contract/parse.js';
+import { ConfigError } from './sandbox/config.js';
 
 /** Limits on clients: slow or idle ones cannot hold the server (see docs/operations.md "Running a shared sandbox"). */
 export interface ServerLimits {
@@ -86,6 +88,18 @@ export interface Serving {
 }
 
 /**
+ * The sandbox learns where it listens, so that it never sends a webhook to itself; a
+ * --webhook-url that is its own address is refused now (a ConfigError), before anything is sent.
+ */
+async function knowOwnAddresses(app: Express, servers: Server[]): Promise<void> {
+  const sb = (app as Express & Partial<Pick<SandboxApp, 'sandbox'>>).sandbox;
+  if (!sb) return;
+  sb.webhooks.self.listening(servers.map((s) => ({ address: (s.address() as AddressInfo).address, port: (s.address() as AddressInfo).port })));
+  const problem = sb.config.webhookUrl === null ? null : await sb.webhooks.self.problem(sb.config.webhookUrl);
+  if (problem !== null) throw new ConfigError(`--webhook-url: ${problem}`);
+}
+
+/**
  * Listens on `port` and, when given, a second `checkoutPort` for the checkout API (the CLI's and
  * startSandbox's one listen sequence). If either cannot listen, whatever did is closed again.
  */
@@ -94,6 +108,7 @@ export async function serve(app: Express, host: string, port: number, checkoutPo
   try {
     servers.push(await listen(app, port, host, limits));
     if (checkoutPort !== null) servers.push(await listen(app, checkoutPort, host, limits));
+    await knowOwnAddresses(app, servers);
   } catch (err) {
     await closeServers(servers, 0);
     throw err;

@@ -72,8 +72,14 @@ test('action.yml: a node20 action with main and post, and the inputs and outputs
 test('main starts it healthy and writes the outputs and the pid; post stops it, writes the reports and the summary', async () => {
   const port = await freePort();
   const coverage = join(dir(), 'reports/coverage.json');
-  const { checkout, result } = await main({ port: String(port), clock: 'manual', seed: '7', 'admin-token': 'action-token-1', 'coverage-report': coverage });
-  expect(result.out).toContain('::add-mask::action-token-1');
+  const { checkout, result } = await main({
+    port: String(port),
+    clock: 'manual',
+    seed: '7',
+    'admin-token': 'action-admin-token-0001',
+    'coverage-report': coverage,
+  });
+  expect(result.out).toContain('::add-mask::action-admin-token-0001');
   expect(result.code).toBe(0);
   expect(result.outputs).toEqual({
     url: `http://127.0.0.1:${port}`,
@@ -87,11 +93,17 @@ test('main starts it healthy and writes the outputs and the pid; post stops it, 
   // The sandbox outlived the main step, with the inputs' options.
   expect((await fetch(`${result.outputs.url}/__sandbox/health`)).status).toBe(200);
   expect((await fetch(`${result.outputs['control-url']}/clock`)).status).toBe(401);
-  const clock = await (await fetch(`${result.outputs['control-url']}/clock`, { headers: { authorization: 'Bearer action-token-1' } })).json();
+  const clock = await (await fetch(`${result.outputs['control-url']}/clock`, { headers: { authorization: 'Bearer action-admin-token-0001' } })).json();
   expect(clock.mode).toBe('manual');
   expect((await payout(result.outputs, 'ACTION0001', 100)).status).toBe(200);
 
-  const post = await runStep(checkout, 'post', dir(), { port: String(port), 'admin-token': 'action-token-1', 'coverage-report': coverage }, result.state);
+  const post = await runStep(
+    checkout,
+    'post',
+    dir(),
+    { port: String(port), 'admin-token': 'action-admin-token-0001', 'coverage-report': coverage },
+    result.state,
+  );
   expect(post.out).toContain('stopped cleanly');
   expect(post.code).toBe(0);
   expect(post.summary).toMatch(/^## payout-sandbox/);

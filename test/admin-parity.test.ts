@@ -145,7 +145,10 @@ test('the same admin scenario gives the same answers over HTTP and in-process', 
       error: 'The webhook url field must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.',
     });
     expect(byName['status not in the list']).toEqual({ status: 400, error: 'The status field must be one of ACTIVE, INACTIVE.' });
-    expect(byName['not a duration']).toEqual({ status: 400, error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.' });
+    expect(byName['not a duration']).toEqual({
+      status: 400,
+      error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M.',
+    });
     expect(byName['ledger after refusals']).toEqual(byName['ledger before refusals']);
     expect(((await request(a).get('/__sandbox/merchants')).body.merchants as Array<{ email: string }>).map((m) => m.email)).not.toContain(
       'negative@example.com',

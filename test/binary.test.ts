@@ -171,12 +171,12 @@ test('a scenario file of your own (YAML, extending the shipped default); options
   const sb = await start(['--scenario', 'mine.yaml', '--data', 'memory'], binary, dir(), {
     SANDBOX_CLOCK: 'manual',
     SANDBOX_SEED: '5',
-    SANDBOX_ADMIN_TOKEN: 'bin-token',
+    SANDBOX_ADMIN_TOKEN: 'bin-admin-token-0001',
   });
   expect((await (await initialize(sb.url, 'BIN0003', 1.23)).json()).error.code).toBe('INVALID_BENEFICIARY');
   expect((await (await initialize(sb.url, 'BIN0004', 1001.02)).json()).error.code).toBe('INSUFFICIENT_BALANCE');
   expect((await fetch(`${sb.url}/__sandbox/clock`)).status).toBe(401);
-  const clock = await (await fetch(`${sb.url}/__sandbox/clock`, { headers: { authorization: 'Bearer bin-token' } })).json();
+  const clock = await (await fetch(`${sb.url}/__sandbox/clock`, { headers: { authorization: 'Bearer bin-admin-token-0001' } })).json();
   expect(clock.mode).toBe('manual');
   expect(await stop(sb.proc)).toBe(0);
 });

@@ -12,7 +12,7 @@ const control = () => request(app);
 
 describe('admin token', () => {
   test('with --admin-token every control route but health needs Authorization: Bearer <token>', async () => {
-    const locked = await testApp({ adminToken: 's3cret-admin' });
+    const locked = await testApp({ adminToken: 's3cret-admin-token-0001' });
     // Health reveals nothing: container health checks and load balancers ask it without a token.
     expect((await request(locked).get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String) });
     for (const [method, path] of [
@@ -26,16 +26,18 @@ describe('admin token', () => {
       expect(none.status).toBe(401);
       expect(none.body.error).toMatch(/Bearer/);
       expect((await request(locked)[method](path).set('Authorization', 'Bearer wrong')).status).toBe(401);
-      expect((await request(locked)[method](path).set('Authorization', 'Bearer s3cret-admin')).status).toBe(200);
+      expect((await request(locked)[method](path).set('Authorization', 'Bearer s3cret-admin-token-0001')).status).toBe(200);
     }
   });
 
   test('the emulated API never takes the admin token as merchant credentials', async () => {
-    const locked = await testApp({ adminToken: 's3cret-admin' });
-    const res = await request(locked)
-      .get('/api/v1/public/balance/check')
-      .query({ account_no: DEMO.van1 })
-      .set({ Authorization: 'Bearer s3cret-admin', 'x-merchant-email': DEMO.email, 'x-api-key': 's3cret-admin', 'x-api-secret': 's3cret-admin' });
+    const locked = await testApp({ adminToken: 's3cret-admin-token-0001' });
+    const res = await request(locked).get('/api/v1/public/balance/check').query({ account_no: DEMO.van1 }).set({
+      Authorization: 'Bearer s3cret-admin-token-0001',
+      'x-merchant-email': DEMO.email,
+      'x-api-key': 's3cret-admin-token-0001',
+      'x-api-secret': 's3cret-admin-token-0001',
+    });
     expect(res.status).toBe(401);
     expect((await request(locked).get('/api/v1/public/balance/check').query({ account_no: DEMO.van1 }).set(demoHeaders)).status).toBe(200);
   });

@@ -248,7 +248,9 @@ describe('bank outage windows', () => {
         .send(body as object);
     expect((await post({ bank: 'HDF', effect: 'reject' })).body.error).toBe("The bank field must be an IFSC's first four letters, e.g. HDFC.");
     expect((await post({ bank: 'HDFC', effect: 'explode' })).body.error).toBe('The effect field must be one of reject, hold, unknown.');
-    expect((await post({ bank: 'HDFC', effect: 'reject', for: 'a while' })).body.error).toBe('The for field must be a duration such as 30m, 2h or 1d.');
+    expect((await post({ bank: 'HDFC', effect: 'reject', for: 'a while' })).body.error).toBe(
+      'The for field must be a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M.',
+    );
     expect((await post({ bank: 'HDFC', effect: 'reject', from: '2026-01-01T10:00:00+05:30', to: '2026-01-01T09:00:00+05:30' })).body.error).toBe(
       'The outage to must be after from.',
     );

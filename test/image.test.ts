@@ -8,9 +8,10 @@ import { ensureBinary } from './binary-helpers.js';
 /**
  * The container image: built offline from the standalone executable (npm run build:image), under
  * 160 MiB, then `npm run test:image`'s script: refused without a token, healthy on a published
- * port, HEALTHCHECK passing, a payout with its webhook to this host, a clean stop. In CI
- * (CI=true) it always runs: without podman or docker it fails (.ci/run installs podman and runc);
- * elsewhere, without either, only the build's refusal is tested, and it says so.
+ * port, HEALTHCHECK passing, a payout with its webhook to this host, a clean stop; under another
+ * uid (`--user`), with bind mounts and with its own volume. In CI (CI=true) it always runs:
+ * without podman or docker it fails (.ci/run installs podman and runc); elsewhere, without
+ * either, only the build's refusal is tested, and it says so.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -56,5 +57,11 @@ if (engine === null && !inCi) {
     expect({ code: tested.code, out: tested.out }).toEqual({ code: 0, out: expect.stringContaining('image test passed') });
     expect(tested.out).toContain('without a token: exit 2, naming SANDBOX_ADMIN_TOKEN and SANDBOX_INSECURE_OPEN_CONTROL=1');
     expect(tested.out).toMatch(/its signed webhook reached http:\/\/host\.(containers|docker)\.internal:\d+\/hooks/);
+    // Under a uid of the user's choosing (--user): refused at start where it cannot write; else its files, owned by that uid.
+    expect(tested.out).toMatch(/--user \d+:\d+, a report directory it cannot write: exit 2 at start, naming \/out\/review\.md, with the --user hint/);
+    expect(tested.out).toMatch(
+      /--user \d+:\d+ with \/data and \/out bind-mounted: the payout in data\/db\.json, review\.md and coverage\.xml written, all owned by uid \d+/,
+    );
+    expect(tested.out).toContain("--user 23456:23456 on the image's own /data volume: healthy, stopped with exit 0");
   }, 500_000);
 }

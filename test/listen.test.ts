@@ -124,7 +124,7 @@ test('an attempt whose report never comes counts as a time-out after the webhook
     },
     end: () => undefined,
   };
-  const { listener } = sb.admin.listen.attach(m.merchantId, {}, sink);
+  const { listener } = await sb.admin.listen.attach(m.merchantId, {}, sink);
   await pay(m);
   await sb.advance('5s');
   await sb.settleWebhooks();
@@ -161,7 +161,7 @@ test('an unknown merchant is 404; the stream ends when the sandbox stops (it doe
   expect(bad.status).toBe(400);
   const m = await sb.createMerchant({});
   let ended = false;
-  sb.admin.listen.attach(m.merchantId, {}, { delivery: () => undefined, end: () => (ended = true) });
+  await sb.admin.listen.attach(m.merchantId, {}, { delivery: () => undefined, end: () => (ended = true) });
   sb.app.sandbox.changes.close();
   expect(ended).toBe(true);
 });

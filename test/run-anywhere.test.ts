@@ -27,6 +27,8 @@ test('examples/docker-compose.yml: the image of this version with SANDBOX_ADMIN_
   const sandbox = compose.services['payout-sandbox'];
   expect(sandbox.image).toBe(`payout-sandbox:${version}`);
   expect(sandbox.environment?.SANDBOX_ADMIN_TOKEN).toMatch(/^\$\{SANDBOX_ADMIN_TOKEN:\?/);
+  // The app calls it by its service name: a Host the control API answers only when allowed.
+  expect(sandbox.environment?.SANDBOX_ALLOWED_HOST).toBe('payout-sandbox');
   expect(sandbox.ports).toEqual(['127.0.0.1:4010:4010']);
   expect(sandbox.volumes).toEqual(['sandbox-data:/data']);
   expect(Object.keys(compose.volumes)).toEqual(['sandbox-data']);

@@ -261,13 +261,15 @@ test('--max-connections: connections past the cap are closed at once; the ones w
     );
     // Each of the three answered (so the server has accepted all three), and each stays open (keep-alive).
     for (const [i, s] of open.entries()) {
-      expect(await answered(s, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n', `an answer on connection ${i + 1} of 3`)).toMatch(/^HTTP\/1\.1 200/);
+      expect(await answered(s, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n', `an answer on connection ${i + 1} of 3`)).toMatch(
+        /^HTTP\/1\.1 200/,
+      );
     }
     // Past the cap the server closes the socket (reset, or closed with no answer).
     const extra = await within(
       5_000,
       'the connection past the cap to be closed',
-      raw(running.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\n\r\n').then(
+      raw(running.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n').then(
         (r) => r.answer,
         (err: NodeJS.ErrnoException) => err.code,
       ),
@@ -279,7 +281,7 @@ test('--max-connections: connections past the cap are closed at once; the ones w
     let gaveUp = false;
     const served = async () => {
       while (!gaveUp) {
-        last = await raw(running.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n').then(
+        last = await raw(running.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n').then(
           (r) => r.answer,
           (err: NodeJS.ErrnoException) => err.code ?? String(err),
         );

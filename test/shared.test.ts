@@ -18,21 +18,21 @@ afterEach(async () => {
 });
 
 test('after 20 failed admin-token attempts an address is answered 429 with Retry-After, even with the right token', async () => {
-  const a = await app({ adminToken: 'the-token' });
+  const a = await app({ adminToken: 'the-admin-token-0001' });
   for (let i = 0; i < 20; i++) expect((await request(a).get('/__sandbox/clock').set('Authorization', `Bearer guess${i}`)).status).toBe(401);
-  const locked = await request(a).get('/__sandbox/clock').set('Authorization', 'Bearer the-token');
+  const locked = await request(a).get('/__sandbox/clock').set('Authorization', 'Bearer the-admin-token-0001');
   expect(locked.status).toBe(429);
   expect(Number(locked.headers['retry-after'])).toBeGreaterThan(0);
   expect(locked.body.error).toMatch(/Too many failed admin-token attempts/);
 });
 
 test('the admin token appears in no journal entry', async () => {
-  const a = await app({ adminToken: 'tok-secret-123' });
-  await request(a).get('/__sandbox/clock').set('Authorization', 'Bearer tok-secret-123');
+  const a = await app({ adminToken: 'tok-secret-1234567' });
+  await request(a).get('/__sandbox/clock').set('Authorization', 'Bearer tok-secret-1234567');
   await request(a).get('/__sandbox/clock').set('Authorization', 'Bearer wrong');
-  const journal = await request(a).get('/__sandbox/requests?include=control').set('Authorization', 'Bearer tok-secret-123');
+  const journal = await request(a).get('/__sandbox/requests?include=control').set('Authorization', 'Bearer tok-secret-1234567');
   expect(journal.body.requests.length).toBeGreaterThanOrEqual(2);
-  expect(JSON.stringify(journal.body)).not.toContain('tok-secret-123');
+  expect(JSON.stringify(journal.body)).not.toContain('tok-secret-1234567');
 });
 
 test('past --max-merchants the control API answers 409 and creates nothing', async () => {

@@ -69,7 +69,9 @@ test('startSandbox starts on a free port, works, and stop() leaves no sockets or
       await sb.reset();
       const after = await fetch(`${sb.url}/api/v1/public/payment/transfer/status?ref_id=${data.ref_id}`, { headers: sb.merchant.headers });
       expect(after.status).toBe(400);
-      await expect(sb.advance('soon')).rejects.toThrow('The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.');
+      await expect(sb.advance('soon')).rejects.toThrow(
+        'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M.',
+      );
     } finally {
       await sb.stop();
       await sb.stop();

@@ -1,3 +1,4 @@
+import { dirname, resolve } from 'node:path';
 import { activateBeneficiary } from '../domain/beneficiaries.js';
 import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
 import { forcePayoutStatus } from '../domain/lifecycle.js';
@@ -7,11 +8,14 @@ import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
 import type { CoverageGroup } from '../observe/catalogue.js';
 import { deliveryDetail } from '../observe/payout-detail.js';
+import type { Page } from '../observe/review/report.js';
+import { own } from '../own.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { scenarioFile } from '../sandbox/scenario-files.js';
 import { termsInPaise } from '../sandbox/terms.js';
 import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenario.js';
 import { VERSION } from '../version.js';
+import { seenIdOf } from '../webhooks/kinds.js';
 import { targetAllowed } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
 import { FailureAdmin } from './failure-admin.js';
@@ -72,11 +76,14 @@ export class Admin {
     this.sb.scheduler.runDue().catch((err: unknown) => this.sb.logger.error({ err }, 'running due items failed'));
   }
 
-  /** A webhook URL must be one --webhook-allow lets deliveries go to. */
-  private checkTarget(url: string | null | undefined): void {
-    if (url && !targetAllowed(url, this.sb.config.webhookAllow)) {
+  /** A webhook URL must be one --webhook-allow lets deliveries go to, and not the sandbox's own address. */
+  private async checkTarget(url: string | null | undefined): Promise<void> {
+    if (!url) return;
+    if (!targetAllowed(url, this.sb.config.webhookAllow)) {
       throw new RequestError(400, `The webhook url's host is not allowed (--webhook-allow ${this.sb.config.webhookAllow?.join(',')}).`);
     }
+    const self = await this.sb.webhooks.self.problem(url);
+    if (self !== null) throw new RequestError(400, `The webhook url is refused: ${self}.`);
   }
 
   private account(no: string) {
@@ -126,7 +133,9 @@ export class Admin {
       throw new RequestError(400, 'Give either name (a file in scenarios/) or scenario (the scenario itself).');
     }
     try {
-      this.sb.setScenario(name !== undefined ? await loadScenario(scenarioFile(name)) : await resolveScenario(scenario, 'inline'));
+      const configured = this.sb.config.scenario;
+      const within = typeof configured === 'string' ? dirname(resolve(configured)) : null;
+      this.sb.setScenario(name !== undefined ? await loadScenario(scenarioFile(name)) : await resolveScenario(scenario, 'inline', { within }));
     } catch (err) {
       if (err instanceof ScenarioError) throw new RequestError(400, err.message);
       throw err;
@@ -157,7 +166,7 @@ export class Admin {
     if (this.sb.repo.allMerchants().length - this.fixtureMerchants >= cap) {
       throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
     }
-    this.checkTarget(body.webhook_url);
+    await this.checkTarget(body.webhook_url);
     const { merchant, account } = createMerchant(this.sb, {
       ...termsInPaise(body),
       name: body.name,
@@ -173,7 +182,7 @@ export class Admin {
   async patchMerchant(merchant: string, patch: unknown) {
     const body = parse.patchMerchant(patch);
     const m = requireMerchantByIdOrEmail(this.sb.repo, merchant);
-    this.checkTarget(body.webhook_url);
+    await this.checkTarget(body.webhook_url);
     patchMerchant(this.sb, m, termsInPaise(body));
     await this.sb.repo.persist();
     return views.merchantTermsView(m);
@@ -243,7 +252,12 @@ export class Admin {
 
   deliveries(query: DeliveriesQuery | Record<string, unknown> = {}) {
     const q = parse.deliveriesQuery(query);
-    const list = this.sb.webhooks.list({ refId: q.ref_id, merchantId: q.merchant_id, limit: q.limit ?? 100 });
+    const seen = q.delivery_id === undefined ? undefined : own(this.sb.repo.state.webhook_deliveries, q.delivery_id);
+    if (q.delivery_id !== undefined && !seen) return { deliveries: [] };
+    const list = this.sb.webhooks
+      .list({ refId: seen?.ref_id ?? q.ref_id, merchantId: q.merchant_id, limit: seen ? Number.MAX_SAFE_INTEGER : (q.limit ?? 100) })
+      .filter((d) => seen === undefined || seenIdOf(d) === seenIdOf(seen))
+      .slice(0, q.limit ?? 100);
     return { deliveries: list.map((d) => deliveryDetail(d, this.sb.webhooks.nextAttemptAt(d))) };
   }
 
@@ -287,9 +301,9 @@ export class Admin {
   }
 
   /** The integration review: one merchant's (404 for an unknown one), or every merchant's findings together. */
-  review(merchantId: string | null = null) {
+  review(merchantId: string | null = null, page?: Page) {
     if (merchantId !== null) requireMerchant(this.sb.repo, merchantId);
-    return this.sb.review.report(merchantId);
+    return this.sb.review.report(merchantId, page);
   }
 
   /** The request journal, newest first (see RequestsQuery); a number is the limit. */

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
-import { DURATION_PATTERN } from '../duration.js';
+import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
 import { RequestError } from '../errors.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { chaosConfig, outageConfig } from '../scenario/operation-faults.js';
@@ -30,7 +30,7 @@ export const OutageBody = Type.Object(
     payment_method: Type.Optional(StringEnum(PAYMENT_METHODS)),
     from: Type.Optional(Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T09:00:00+05:30.' })),
     to: Type.Optional(Type.String({ format: 'date-time', 'x-message': 'must be an ISO date and time with its offset, e.g. 2026-01-01T11:00:00+05:30.' })),
-    for: Type.Optional(Type.String({ pattern: DURATION_PATTERN, 'x-message': 'must be a duration such as 30m, 2h or 1d.' })),
+    for: Type.Optional(Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}.` })),
     effect: StringEnum(OUTAGE_EFFECTS),
     merchant_id: Type.Optional(Type.String({ minLength: 1 })),
   },

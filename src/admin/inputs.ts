@@ -1,8 +1,9 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { Nullable, Rupees, StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
-import { DURATION_PATTERN } from '../duration.js';
+import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
 import { COVERAGE_GROUPS } from '../observe/catalogue.js';
+import { FINDINGS_PAGE } from '../observe/review/report.js';
 import { RANGES } from '../sandbox/config.js';
 import { SCENARIO_NAME_PATTERN } from '../sandbox/scenario-files.js';
 import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../vocab.js';
@@ -17,7 +18,7 @@ const input = <P extends TProperties>(properties: P, description: string): TObje
 
 /** The same rule as the CLI's --webhook-url: http or https, absolute. */
 const WebhookUrl = Type.String({ pattern: '^https?://\\S+$', 'x-message': 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' });
-const Duration = Type.String({ pattern: DURATION_PATTERN, 'x-message': 'must be a duration such as 500ms, 5s, 30m, 24h or 1d.' });
+const Duration = Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}.` });
 const Amount = Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 });
 
 export const AdvanceClockBody = input({ by: Duration }, 'How far to move the clock.');
@@ -135,8 +136,13 @@ export const PayoutsQuery = input(
 export type PayoutsQuery = Static<typeof PayoutsQuery>;
 
 export const DeliveriesQuery = input(
-  { ref_id: Type.Optional(Type.String({ minLength: 1 })), merchant_id: Type.Optional(Type.String({ minLength: 1 })), limit: Limit(1000) },
-  'Webhook deliveries, newest first: of one payout, or one merchant.',
+  {
+    ref_id: Type.Optional(Type.String({ minLength: 1 })),
+    merchant_id: Type.Optional(Type.String({ minLength: 1 })),
+    delivery_id: Type.Optional(Type.String({ minLength: 1 })),
+    limit: Limit(1000),
+  },
+  'Webhook deliveries, newest first: of one payout, or one merchant; `delivery_id`: the delivery a receiver saw under that X-Sandbox-Delivery-Id, with its duplicate and replay copies.',
 );
 export type DeliveriesQuery = Static<typeof DeliveriesQuery>;
 
@@ -170,8 +176,12 @@ export type CoverageQuery = Static<typeof CoverageQuery>;
 
 export const REVIEW_FORMATS = ['json', 'markdown', 'junit'] as const;
 export const ReviewQuery = input(
-  { format: Type.Optional(StringEnum(REVIEW_FORMATS)) },
-  'The integration review as JSON, Markdown or JUnit (one test case per rule).',
+  {
+    format: Type.Optional(StringEnum(REVIEW_FORMATS)),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FINDINGS_PAGE.max })),
+    offset: Type.Optional(Type.Integer({ minimum: 0 })),
+  },
+  `The integration review as JSON, Markdown or JUnit (one test case per merchant and rule); the JSON lists findings from \`offset\`, \`limit\` of them (default ${FINDINGS_PAGE.default}).`,
 );
 
 const strict = { strict: true };

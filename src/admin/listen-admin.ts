@@ -65,8 +65,10 @@ export class ListenAdmin {
    * is sent to `sink` (whatever its webhook_url) until detach(). 404 for an unknown merchant, 409
    * while another listener is attached to it. Answers what the stream's first event says.
    */
-  attach(merchantId: string, query: unknown, sink: ListenerSink, from: string | null = null) {
+  async attach(merchantId: string, query: unknown, sink: ListenerSink, from: string | null = null) {
     const q = parseListen.query(query ?? {});
+    const self = q.forward_to === undefined ? null : await this.sb.webhooks.self.problem(q.forward_to);
+    if (self !== null) throw new RequestError(400, `The forward_to URL is refused: ${self}.`);
     const m = requireMerchant(this.sb.repo, merchantId);
     const first = this.listeners.of(merchantId);
     if (first) {

@@ -51,7 +51,7 @@ export class WebhookAdmin {
     const m = requireMerchant(this.sb.repo, merchantId);
     const now = this.sb.clocks.now(merchantId);
     const previous = m.webhook_secret ?? m.api_secret;
-    m.webhook_secret = `whsec_${this.sb.random.alphanumeric(32).toLowerCase()}`;
+    m.webhook_secret = body.secret ?? `whsec_${this.sb.random.alphanumeric(32).toLowerCase()}`;
     m.previous_webhook_secret = graceMs > 0 ? { secret: previous, expires_at: now + graceMs } : null;
     this.sb.repo.touch('merchants', merchantId);
     await this.sb.repo.persist();
@@ -84,6 +84,8 @@ export class WebhookAdmin {
     if (!url) throw new RequestError(400, `Merchant ${merchantId} has no webhook_url (nor is --webhook-url set): give the probe a url.`);
     const allow = this.sb.config.webhookAllow;
     if (!targetAllowed(url, allow)) throw new RequestError(400, `The probe url's host is not allowed (--webhook-allow ${allow?.join(',')}).`);
+    const self = await this.sb.webhooks.self.problem(url);
+    if (self !== null) throw new RequestError(400, `The probe url is refused: ${self}.`);
     const now = this.sb.clocks.now(merchantId);
     const van = this.sb.repo.accountsOf(merchantId)[0]?.account_no ?? '';
     const result = await probeReceiver({

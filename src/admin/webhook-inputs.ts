@@ -1,6 +1,7 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { inputParser } from '../contract/parse.js';
-import { DURATION_PATTERN } from '../duration.js';
+import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
+import { MIN_SECRET_LENGTH } from '../sandbox/config.js';
 
 /**
  * The inputs of the webhook endpoint's control routes (secret rotation, probe, replay), in the
@@ -14,11 +15,17 @@ export const MAX_GRACE_MS = 30 * 24 * 3_600_000;
 
 export const RotateSecretBody = input(
   {
-    grace: Type.Optional(
-      Type.String({ pattern: DURATION_PATTERN, 'x-message': 'must be a duration of at most 30d, such as 0s, 30m, 24h or 7d.', default: '24h' }),
+    secret: Type.Optional(
+      Type.String({
+        minLength: MIN_SECRET_LENGTH,
+        maxLength: 256,
+        pattern: '^\\S+$',
+        'x-message': 'must have no spaces.',
+      }),
     ),
+    grace: Type.Optional(Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}, of at most 30d.`, default: '24h' })),
   },
-  "How long (on the merchant's clock, at most 30d; default 24h) the previous secret still signs beside the new one.",
+  "The new secret (16 to 256 characters, no spaces; default: a random one), and how long (on the merchant's clock, at most 30d; default 24h) the previous secret still signs beside it.",
 );
 export type RotateSecretInput = Static<typeof RotateSecretBody>;
 

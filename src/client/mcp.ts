@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { openApiDocument } from '../contract/openapi.js';
-import { parseDuration } from '../duration.js';
+import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { PAYOUT_STATUSES } from '../vocab.js';
 import { clientOf, runVerb, type SandboxClient, VerbError, verbCommand } from './http.js';
 import { findOutcome, merchantOf, type Outcome, outcomes, trigger } from './outcomes.js';
@@ -148,8 +148,8 @@ function clockTools(server: McpServer, client: SandboxClient): void {
       inputSchema: {
         by: z
           .string()
-          .refine((s) => (parseDuration(s) ?? 0) > 0, 'must be a duration such as 5s, 30m, 1h or 1d')
-          .describe('How far: 500ms, 5s, 30m, 1h, 1d.'),
+          .refine((s) => (parseDuration(s) ?? 0) > 0, `must be ${DURATION_FORMS}`)
+          .describe('How far: 500ms, 5s, 30m, 1h, 1d, 1h30m or PT1H30M.'),
         merchant_id: z.string().min(1).optional().describe("Move only this merchant's own clock."),
         settle_webhooks: z.boolean().optional().describe('Wait for the webhook attempts it started (default true).'),
       },

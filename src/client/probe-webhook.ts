@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { parseDuration } from '../duration.js';
+import { DURATION_FORMS, parseDuration } from '../duration.js';
 import type { ProbeCheck } from '../store/state.js';
 import { type ProbeResult, probeBody, probeReceiver, syntheticPayout } from '../webhooks/probe.js';
 import { parseVerb } from './http.js';
@@ -17,7 +17,7 @@ function httpUrl(value: string): string {
 
 function duration(value: string): number {
   const ms = parseDuration(value);
-  if (ms === null || ms <= 0) throw new InvalidArgumentError('must be a duration above 0, such as 500ms, 5s or 1m.');
+  if (ms === null || ms <= 0) throw new InvalidArgumentError(`must be above 0: ${DURATION_FORMS}.`);
   return ms;
 }
 

@@ -2,8 +2,9 @@ import { readFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Command, InvalidArgumentError } from 'commander';
-import express, { type Express, type Request, type Response } from 'express';
+import express, { type ErrorRequestHandler, type Express, type Request, type Response } from 'express';
 import { dashboardFiles } from '../http/control/dashboard.js';
+import { readOnlySurfaceGuard } from '../http/guard.js';
 import { traceHar } from '../observe/har.js';
 import { narrowTrace, readTrace, type Trace, type TraceRequest } from '../observe/trace.js';
 import { VERSION } from '../version.js';
@@ -75,6 +76,8 @@ export function viewerApp(trace: Trace, file: string, text: string | null = null
       if (!res.headersSent) res.json(body);
     });
 
+  // The viewer runs beside a browser too: only its own page and tools (http/guard.ts).
+  app.use(readOnlySurfaceGuard({ host: '127.0.0.1', allowedHosts: [] }));
   app.use(`${C}/ui`, dashboardFiles());
   get('/health', () => ({
     ok: true,
@@ -170,7 +173,30 @@ export function viewerApp(trace: Trace, file: string, text: string | null = null
     }
     notFound(res, `A trace viewer has no ${req.path}`);
   });
+  app.use(errorAnswer(file));
   return app;
+}
+
+/**
+ * The viewer's last handler: Express's own answers an HTML page with the stack trace. An error
+ * that is the request's (a 4xx a middleware set, a malformed path) keeps its status; anything else
+ * is the viewer's fault, a JSON 500 naming the file, the stack printed to stderr only.
+ */
+function errorAnswer(file: string): ErrorRequestHandler {
+  return (err: unknown, req, res, _next) => {
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    const e = err as { status?: unknown; statusCode?: unknown; message?: unknown } | null;
+    const status = Number(e?.status ?? e?.statusCode);
+    if (Number.isInteger(status) && status >= 400 && status < 500) {
+      res.status(status).json({ error: typeof e?.message === 'string' && e.message !== '' ? e.message : 'The request could not be read.' });
+      return;
+    }
+    process.stderr.write(`payout-sandbox show-trace: ${req.method} ${req.path} failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    res.status(500).json({ error: `The trace viewer could not answer ${req.method} ${req.path} from ${file} (its console says why).` });
+  };
 }
 
 /** Reads and checks a trace file: the trace and its text, or null once the problem is said (naming the file). */

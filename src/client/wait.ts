@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { formatDuration, parseDuration } from '../duration.js';
+import { DURATION_FORMS, formatDuration, parseDuration } from '../duration.js';
 import { baseUrl, EXIT, parseVerb } from './http.js';
 
 /**
@@ -17,7 +17,7 @@ const ATTEMPT_MS = 2000;
 
 function duration(value: string): number {
   const ms = parseDuration(value);
-  if (ms === null || ms <= 0) throw new InvalidArgumentError('must be a duration above 0, such as 500ms, 5s or 1m.');
+  if (ms === null || ms <= 0) throw new InvalidArgumentError(`must be above 0: ${DURATION_FORMS}.`);
   return ms;
 }
 

@@ -58,6 +58,52 @@ export function compile(schema: TSchema): ValidateFunction {
 
 export type Validation<T> = { ok: true; value: T } | { ok: false; message: string };
 
+/** Keys that are never data: assigned as fields they change an object's prototype or constructor. */
+const FORBIDDEN_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * The path (keys from the root) of the first `__proto__`, `constructor` or `prototype` key in a
+ * parsed document, or null. JSON.parse and the YAML parser keep such a key as an own field; copied
+ * by assignment (a merge, a spread into a new object) it would set a prototype instead, so it is
+ * refused wherever the sandbox reads a document of its own (control bodies, scenarios, fixtures)
+ * rather than dropped. Walked without recursion: a deeply nested body cannot exhaust the stack.
+ */
+export function forbiddenKeyPath(value: unknown): string[] | null {
+  // Each entry links to its parent's: the path is made only for the key found (copying it at every
+  // level would cost the square of the depth).
+  interface At {
+    v: unknown;
+    key: string;
+    parent: At | null;
+  }
+  const pathOf = (at: At | null, last: string): string[] => {
+    const out = [last];
+    for (let a = at; a !== null && a.parent !== null; a = a.parent) out.push(a.key);
+    return out.reverse();
+  };
+  const stack: At[] = [{ v: value, key: '', parent: null }];
+  while (stack.length > 0) {
+    const at = stack.pop() as At;
+    const v = at.v;
+    if (v === null || typeof v !== 'object') continue;
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) if (v[i] !== null && typeof v[i] === 'object') stack.push({ v: v[i], key: String(i), parent: at });
+      continue;
+    }
+    const keys = Object.keys(v);
+    const bad = keys.find((k) => FORBIDDEN_KEYS.has(k));
+    if (bad !== undefined) return pathOf(at, bad);
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const child = (v as Record<string, unknown>)[keys[i] as string];
+      if (child !== null && typeof child === 'object') stack.push({ v: child, key: keys[i] as string, parent: at });
+    }
+  }
+  return null;
+}
+
+/** The rule a forbidden key breaks, in words. */
+export const FORBIDDEN_KEY_RULE = 'is not allowed: __proto__, constructor and prototype are never field names';
+
 export interface ValidateOptions {
   /**
    * The control API's reading (the sandbox's own interface, not the reference's): `null` is a
@@ -80,6 +126,8 @@ export function validate<S extends TSchema>(schema: S, input: unknown, options: 
     return { ok: false, message: 'The request body must be a JSON object or a form.' };
   }
   const strict = options.strict === true;
+  const forbidden = strict ? forbiddenKeyPath(input) : null;
+  if (forbidden) return { ok: false, message: `The ${forbidden.join('.')} field ${FORBIDDEN_KEY_RULE}.` };
   const value = normalize(schema, input as Record<string, unknown>, strict);
   const check = compile(schema);
   if (check(value)) return { ok: true, value: value as Static<S> };
@@ -229,9 +277,13 @@ function lengthMessage(f: string, schema: Record<string, unknown>, failed: strin
 
 /**
  * Plain JSON Schema validation for the sandbox's own files (fixtures, scenarios): every failure
- * as `path: rule`, e.g. `/merchants/0/email: must match format "email"`.
+ * as `path: rule`, e.g. `/merchants/0/email: must match format "email"`. `dataKeys`: the document
+ * is a record whose keys are data (a trace keeps request headers by name: a client may send a
+ * `constructor` header), read and never merged, so a __proto__-like key is not refused.
  */
-export function schemaErrors(schema: TSchema, value: unknown): string[] | null {
+export function schemaErrors(schema: TSchema, value: unknown, options: { dataKeys?: boolean } = {}): string[] | null {
+  const forbidden = options.dataKeys === true ? null : forbiddenKeyPath(value);
+  if (forbidden) return [`/${forbidden.join('/')}: ${FORBIDDEN_KEY_RULE}`];
   let check = compiledFiles.get(schema);
   if (!check) compiledFiles.set(schema, (check = fileAjv.compile(schema)));
   if (check(value)) return null;
@@ -243,7 +295,7 @@ export function schemaErrors(schema: TSchema, value: unknown): string[] | null {
         e.keyword === 'required'
           ? 'is required'
           : e.keyword === 'additionalProperties'
-            ? `unknown field "${String(e.params.additionalProperty)}"`
+            ? `unknown field "${String(e.params.additionalProperty)}" (the fields here: ${Object.keys(((e.parentSchema ?? {}) as TSchema).properties ?? {}).join(', ') || 'none'})`
             : e.keyword === 'enum'
               ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
               : (e.message ?? e.keyword);

@@ -66,15 +66,19 @@ export function authenticateCheckout(repo: Repo, headers: Request['headers']): M
 /**
  * Why the dashboard headers were refused, in words (sandbox-only: the answer stays the
  * reference's "Credentials are not valid"; this goes in X-Sandbox-Auth-Reason and the journal).
- * Worked out only for a refused request, off the path of a good one.
+ * Worked out only for a refused request, off the path of a good one. `revealing` (a loopback
+ * sandbox without an admin token: one developer's) says which value is wrong; on a shared
+ * sandbox that would tell anyone who can reach it which merchant e-mails are registered, so
+ * only a missing header is named there.
  */
-export function dashboardAuthReason(repo: Repo, headers: Request['headers']): string {
+export function dashboardAuthReason(repo: Repo, headers: Request['headers'], revealing = true): string {
   const email = headerValue(headers['x-merchant-email']);
   const missing = ['X-Merchant-Email', 'X-Api-Key', 'X-Api-Secret'].filter((h) => headerValue(headers[h.toLowerCase()]) === '');
   if (missing.length === 3 && (headers.merchantid !== undefined || headers.accesstoken !== undefined)) {
     return 'checkout headers (MerchantId, AccessToken) sent to the dashboard API, which takes X-Merchant-Email, X-Api-Key and X-Api-Secret';
   }
   if (missing.length > 0) return `missing header${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  if (!revealing) return SHARED_MISMATCH;
   const merchant = repo.merchantByEmailAddress(email);
   if (!merchant) return `no merchant has the e-mail ${email}`;
   const expected = expectedOf(merchant);
@@ -82,13 +86,18 @@ export function dashboardAuthReason(repo: Repo, headers: Request['headers']): st
   return `the X-Api-Secret does not match ${email}'s secret`;
 }
 
+/** What a shared sandbox says of credentials that are all there but do not match (see dashboardAuthReason). */
+export const SHARED_MISMATCH =
+  'the credentials do not match a merchant (checked together; this sandbox is shared, an admin token or a non-loopback address, so it does not say which value is wrong)';
+
 /** Why the checkout headers were refused, in words (as dashboardAuthReason). */
-export function checkoutAuthReason(repo: Repo, headers: Request['headers']): string {
+export function checkoutAuthReason(repo: Repo, headers: Request['headers'], revealing = true): string {
   const missing = ['MerchantId', 'AccessToken'].filter((h) => headerValue(headers[h.toLowerCase()]) === '');
   if (missing.length === 2 && headers['x-merchant-email'] !== undefined) {
     return 'dashboard headers (X-Merchant-Email, X-Api-Key, X-Api-Secret) sent to the checkout API, which takes MerchantId and AccessToken';
   }
   if (missing.length > 0) return `missing header${missing.length > 1 ? 's' : ''} ${missing.join(', ')}`;
+  if (!revealing) return SHARED_MISMATCH;
   const id = headerValue(headers.merchantid);
   if (!repo.merchant(id)) return `no merchant has the MerchantId ${id}`;
   return `the AccessToken does not match merchant ${id}'s token`;

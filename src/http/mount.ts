@@ -1,11 +1,13 @@
-import { Type } from '@sinclair/typebox';
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { Express, Request, RequestHandler, Response, Router } from 'express';
 import type { Sandbox } from '../admin/sandbox.js';
 import type { BehaviourId } from '../behaviours.js';
 import { OPERATIONS, type Operation } from '../contract/operations.js';
 import { inputParser } from '../contract/parse.js';
+import { BY_NAME_RULE } from '../contract/schemas.js';
 import { decideFault, faultsPossible } from '../domain/faults.js';
-import { CheckoutError, MESSAGES, RequestError } from '../errors.js';
+import { CheckoutError, invalidCredentials, MESSAGES } from '../errors.js';
+import { isLoopback } from '../sandbox/config.js';
 import type { Merchant } from '../store/state.js';
 import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashboardAuthReason } from './auth.js';
 import { recordFact } from './facts.js';
@@ -42,8 +44,19 @@ function queryOrBody(req: Request): Record<string, unknown> {
   return out;
 }
 
-function inputReader(op: Operation): (req: Request) => unknown {
-  const check = inputParser(op.body ?? op.query ?? op.params ?? Type.Object({}));
+/**
+ * The parser of an operation's input. A request that takes `beneficiary_name` is checked under the
+ * name rule of the scenario in force (it may change at run time: looked up per request).
+ */
+function checker(sb: Sandbox, schema: TSchema): (input: unknown) => unknown {
+  const variants = BY_NAME_RULE.get(schema);
+  if (!variants) return inputParser(schema);
+  const byRule = { 'alphanumeric-and-spaces': inputParser(variants['alphanumeric-and-spaces']), alphanumeric: inputParser(variants.alphanumeric) };
+  return (input) => byRule[sb.scenario().validation.beneficiaryName](input);
+}
+
+function inputReader(sb: Sandbox, op: Operation): (req: Request) => unknown {
+  const check = checker(sb, op.body ?? op.query ?? op.params ?? Type.Object({}));
   // The checkout API has no validation envelope: an id it cannot read is one it does not know.
   const parse =
     op.security === 'checkout'
@@ -66,6 +79,7 @@ function inputReader(op: Operation): (req: Request) => unknown {
  * shown (`auth.checkout`, `auth.dashboard`) to the merchant the request names, if it names one.
  */
 function authenticator(sb: Sandbox, op: Operation): (req: Request, res: Response) => Merchant {
+  const revealing = sb.config.adminToken === null && isLoopback(sb.config.host);
   const refuse = (res: Response, claimed: Merchant | undefined, id: BehaviourId, reason: string, err: Error): never => {
     if (claimed) sb.events.behaviour(claimed.merchant_id, id);
     res.locals.authReason = reason;
@@ -79,8 +93,9 @@ function authenticator(sb: Sandbox, op: Operation): (req: Request, res: Response
         res,
         sb.repo.merchant(String(req.headers.merchantid ?? '')),
         'auth.checkout',
-        checkoutAuthReason(sb.repo, req.headers),
-        new CheckoutError(401, MESSAGES.checkoutUnauthorized),
+        checkoutAuthReason(sb.repo, req.headers, revealing),
+        // The reference's one credentials failure, on this API too (not the checkout envelope).
+        invalidCredentials(),
       );
   }
   return (req, res) =>
@@ -89,8 +104,8 @@ function authenticator(sb: Sandbox, op: Operation): (req: Request, res: Response
       res,
       sb.repo.merchantByEmailAddress(String(req.headers['x-merchant-email'] ?? '')),
       'auth.dashboard',
-      dashboardAuthReason(sb.repo, req.headers),
-      new RequestError(401, MESSAGES.invalidCredentials),
+      dashboardAuthReason(sb.repo, req.headers, revealing),
+      invalidCredentials(),
     );
 }
 
@@ -116,7 +131,7 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const h = handlers[op.id];
     if (!h) throw new Error(`no handler for operation ${op.id}`);
     const authenticate = authenticator(sb, op);
-    const read = inputReader(op);
+    const read = inputReader(sb, op);
     const begin = (req: Request, res: Response) => {
       const merchant = authenticate(req, res);
       res.locals.merchant = merchant;

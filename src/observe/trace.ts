@@ -5,6 +5,7 @@ import type { CoverageReport } from './coverage.js';
 import type { ClockMove, RecordedEntry, RefusalError, RefusedTransition } from './journal.js';
 import { deliveryDetail, ledgerDetail, payoutDetail, type ScheduledStep } from './payout-detail.js';
 import type { ReviewReport } from './review/report.js';
+import { traceSchemaProblem } from './trace-schema.js';
 
 /**
  * A trace of one merchant's run: everything the sandbox saw, decided and sent for it, in one
@@ -16,7 +17,7 @@ import type { ReviewReport } from './review/report.js';
 
 export const TRACE_FORMAT = 'payout-sandbox-trace';
 /** The document's version: a reader refuses a newer one (it may not understand it). */
-export const TRACE_VERSION = 1;
+export const TRACE_VERSION = 2;
 
 /** What a trace keeps at most of a merchant's records (the journal's own bounds come first: `--journal-size`, BODY_LIMITS). */
 export const TRACE_LIMITS = { payouts: 2000, deliveries: 5000, ledgerEntries: 5000, findings: 1000 };
@@ -492,7 +493,11 @@ export function narrowTrace(trace: Trace, refId: string): Trace | null {
   };
 }
 
-/** Why a file is not a trace this version reads, or null when it is one. */
+/**
+ * Why a file is not a trace this version reads, or null when it is one: the friendly cases first
+ * (a HAR, another JSON file, a newer version), then the document against its schema
+ * (trace-schema.ts), naming the first wrong field by its JSON path.
+ */
 export function traceProblem(value: unknown): string | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return 'not a payout-sandbox trace (not a JSON object)';
   const v = value as Record<string, unknown>;
@@ -503,17 +508,40 @@ export function traceProblem(value: unknown): string | null {
   if (v.version > TRACE_VERSION) {
     return `trace version ${v.version} is newer than this payout-sandbox reads (up to ${TRACE_VERSION}): open it with the payout-sandbox that wrote it (${String((v.sandbox as { version?: unknown } | undefined)?.version ?? 'a newer version')}) or upgrade`;
   }
-  const merchant = v.merchant as Record<string, unknown> | undefined;
-  if (typeof merchant?.merchant_id !== 'string') return 'not a complete trace: no merchant.merchant_id';
-  for (const list of ['requests', 'payouts', 'deliveries', 'clock_moves', 'ledger', 'cut'] as const) {
-    if (!Array.isArray(v[list])) return `not a complete trace: no "${list}" list`;
+  if (v.version === 1) upgradeV1(v);
+  const wrong = traceSchemaProblem(value);
+  return wrong === null ? null : `not a valid trace (damaged, or edited by hand?): ${wrong}`;
+}
+
+/**
+ * A version 1 trace (before the review had verdicts and grouped findings) as version 2: each
+ * finding one occurrence of its own, each rule failed when it has findings (else unknown: not
+ * proven), the verdict from those. Whatever is not of the old shape is left for the schema to name.
+ */
+function upgradeV1(v: Record<string, unknown>): void {
+  const r = v.review as Record<string, unknown> | null | undefined;
+  if (r === null || typeof r !== 'object' || !Array.isArray(r.findings) || !Array.isArray(r.rules)) return;
+  const findings = r.findings as Array<Record<string, unknown>>;
+  for (const f of findings) if (f && typeof f === 'object') Object.assign(f, { payment: '', occurrences: 1, more_evidence: 0, first_at: f.at, ...f });
+  const failing = new Set(findings.map((f) => f?.rule));
+  const rules = (r.rules as Array<Record<string, unknown>>).map((x) => {
+    if (!x || typeof x !== 'object') return x;
+    const n = findings.filter((f) => f?.rule === x.rule).length;
+    return { result: failing.has(x.rule) ? 'failed' : 'unproven', findings: n, occurrences: n, ...x };
+  });
+  r.rules = rules;
+  r.findings_total ??= findings.length;
+  const s = r.summary as Record<string, unknown> | undefined;
+  if (s && typeof s === 'object') {
+    const count = (result: string) => rules.filter((x) => (x as { result?: string })?.result === result).length;
+    s.rules ??= { failed: count('failed'), passed: 0, unproven: count('unproven') };
+    s.verdict ??= count('failed') > 0 ? 'not-ready' : 'unproven';
   }
-  return null;
 }
 
 /**
  * A trace file's text read back: the trace, or why it cannot be opened (not JSON, cut short, not
- * a trace, of a newer version).
+ * a trace, of a newer version, damaged: a field missing or of the wrong type).
  */
 export function readTrace(text: string): { trace: Trace } | { problem: string } {
   let value: unknown;

@@ -28,6 +28,13 @@ export interface SandboxConfig {
   clockStart: number | null;
   seed: number | null;
   adminToken: string | null;
+  /**
+   * Host names (besides the bound address, localhost, 127.0.0.1 and [::1]) a request's Host header
+   * may name: `sandbox` for a compose service, `*.internal.example` patterns. The control API and
+   * the dashboard refuse any other Host (DNS rebinding); with names given on a non-loopback bind,
+   * the emulated API does too.
+   */
+  allowedHosts: string[];
   rateLimits: boolean;
   logLevel: LogLevel;
   /** How many requests the control API's journal keeps (0: no journal, and no work per request for it). */
@@ -66,7 +73,7 @@ export interface SandboxConfig {
   /** Where to write one trace per merchant that made a request, on shutdown (`<merchant_id>.trace.json`; docs/trace.md). */
   traceDir: string | null;
   /** With a finding of this severity or above, shutdown fails (CLI: exit code 4; `sb.stop()` rejects). */
-  reviewFailOn: 'high' | 'medium' | 'low' | null;
+  reviewFailOn: 'high' | 'medium' | 'low' | 'unproven' | null;
   /** CLI: a file that gets `{ url, port, pid, control_url }` once the sandbox listens. */
   readyFile: string | null;
   /** In-process only (no CLI option): the file layer's test hooks (a short write, a crash point). */
@@ -91,6 +98,7 @@ export const DEFAULTS: SandboxConfig = {
   clockStart: null,
   seed: null,
   adminToken: null,
+  allowedHosts: [],
   rateLimits: true,
   logLevel: 'info',
   journalSize: 1000,
@@ -161,6 +169,12 @@ export function percentProblem(n: number): string | null {
 
 const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
 
+/** The shortest admin token taken: a short (or empty) one is guessed, or was meant to be a token and is not. */
+export const MIN_SECRET_LENGTH = 16;
+
+/** How to make a secret, for every refusal of one. */
+export const MAKE_SECRET = `e.g. openssl rand -hex 24, or node -e "console.log(require('node:crypto').randomBytes(24).toString('hex'))"`;
+
 /** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
 export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
@@ -187,7 +201,8 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (c.coverageReport !== null && (typeof c.coverageReport !== 'string' || c.coverageReport === '')) fail('coverage-report', 'must be a file path');
   if (c.reviewReport !== null && (typeof c.reviewReport !== 'string' || c.reviewReport === '')) fail('review-report', 'must be a file path');
   if (c.traceDir !== null && (typeof c.traceDir !== 'string' || c.traceDir === '')) fail('trace-dir', 'must be a directory path');
-  if (c.reviewFailOn !== null && !['high', 'medium', 'low'].includes(c.reviewFailOn)) fail('review-fail-on', 'must be one of high, medium, low');
+  if (c.reviewFailOn !== null && !['high', 'medium', 'low', 'unproven'].includes(c.reviewFailOn))
+    fail('review-fail-on', 'must be one of high, medium, low, unproven');
   if (c.coverageUncovered !== 'failed' && c.coverageUncovered !== 'skipped') fail('coverage-uncovered', 'must be failure (or failed) or skipped');
   if (!Array.isArray(c.coverageIgnore) || c.coverageIgnore.some((g) => coverageGroupOf(g) === null)) {
     fail('coverage-ignore', `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}`);
@@ -195,6 +210,16 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   c.coverageIgnore = c.coverageIgnore.map((g) => coverageGroupOf(g) as CoverageGroup);
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
+  }
+  if (c.adminToken !== null && (typeof c.adminToken !== 'string' || c.adminToken.length < MIN_SECRET_LENGTH || /\s/.test(c.adminToken))) {
+    const given =
+      typeof c.adminToken === 'string' && c.adminToken === ''
+        ? 'is empty (an empty SANDBOX_ADMIN_TOKEN is refused, not read as "no token")'
+        : `must be at least ${MIN_SECRET_LENGTH} characters, without spaces`;
+    fail('admin-token', `${given}: make one, ${MAKE_SECRET}; or give no --admin-token (and leave SANDBOX_ADMIN_TOKEN unset) on a loopback --host`);
+  }
+  if (!Array.isArray(c.allowedHosts) || c.allowedHosts.some((h) => typeof h !== 'string' || !HOST_PATTERN.test(h))) {
+    fail('allowed-host', 'must be host names or addresses, each optionally starting with *. (e.g. sandbox, or *.internal.example)');
   }
   if (!isLoopback(c.host) && c.adminToken === null && !c.insecureOpenControl) {
     fail(

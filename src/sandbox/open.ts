@@ -14,9 +14,10 @@ import { SandboxRandom } from '../random.js';
 import { loadScenario, resolveScenario, type Scenario } from '../scenario/scenario.js';
 import { Clocks } from '../schedule/clocks.js';
 import { Scheduler } from '../schedule/scheduler.js';
+import { fsProblem } from '../store/file-errors.js';
 import { Repo } from '../store/repo.js';
 import { putSlice, stampOwners, takenIds } from '../store/slices.js';
-import { openStore, type Store, StoreFileError, StoreWriteError } from '../store/store.js';
+import { openStore, StartStopped, type Store, StoreFileError, StoreWriteError } from '../store/store.js';
 import { toIso } from '../time.js';
 import { WebhookOutbox } from '../webhooks/outbox.js';
 import { resolveConfig, type SandboxConfig, type SandboxOptions } from './config.js';
@@ -62,23 +63,58 @@ function stopActivity(sb: SandboxCore): void {
   sb.changes.close();
 }
 
-/** Everything written (a StoreWriteError when it cannot be: called again, it tries again), then the coverage and review reports and the traces. */
+/** Reports (coverage, review, traces) that could not be written at the stop: each named with its reason, in one line. */
+export class ReportWriteError extends Error {}
+
+/**
+ * Everything written (a StoreWriteError when it cannot be: called again, it tries again), then the
+ * coverage and review reports and the traces: each tried even when another failed (a
+ * ReportWriteError then names every one that did).
+ */
 async function writeOut(sb: SandboxCore): Promise<void> {
   const { problem } = await sb.store.close();
   if (problem) process.stderr.write(`payout-sandbox: ${problem}\n`);
-  const { coverageReport, coverageIgnore, coverageUncovered, reviewReport: reviewFile } = sb.config;
+  const { coverageReport, coverageIgnore, coverageUncovered, reviewReport: reviewFile, traceDir } = sb.config;
+  const failed: string[] = [];
+  const attempt = async (option: string, path: string, write: () => Promise<string>) => {
+    try {
+      const done = await write();
+      sb.logger.info({ file: path }, done);
+    } catch (err) {
+      // mkdir -p says EEXIST when a file stands where a directory of the path should be.
+      const inTheWay = (err as NodeJS.ErrnoException).code === 'EEXIST';
+      failed.push(`${option} ${path}: ${inTheWay ? 'a part of its path is not a directory (EEXIST)' : fsProblem(err)}`);
+    }
+  };
   if (coverageReport !== null) {
-    await writeCoverageReport(coverageReport, sb.coverage.report(null, coverageIgnore), coverageUncovered);
-    sb.logger.info({ file: coverageReport }, `coverage report written to ${coverageReport}`);
+    await attempt('--coverage-report', coverageReport, async () => {
+      await writeCoverageReport(coverageReport, sb.coverage.report(null, coverageIgnore), coverageUncovered);
+      return `coverage report written to ${coverageReport}`;
+    });
   }
   if (reviewFile !== null) {
-    await writeReviewReport(reviewFile, sb.review.report(null));
-    sb.logger.info({ file: reviewFile }, `review report written to ${reviewFile}`);
+    await attempt('--review-report', reviewFile, async () => {
+      await writeReviewReport(reviewFile, sb.review.report(null));
+      return `review report written to ${reviewFile}`;
+    });
   }
-  if (sb.config.traceDir !== null) {
-    const files = await writeTraces(sb, sb.config.traceDir);
-    sb.logger.info({ dir: sb.config.traceDir, files: files.length }, `${files.length} trace${files.length === 1 ? '' : 's'} written to ${sb.config.traceDir}`);
+  if (traceDir !== null) {
+    await attempt('--trace-dir', traceDir, async () => {
+      const files = await writeTraces(sb, traceDir);
+      return `${files.length} trace${files.length === 1 ? '' : 's'} written to ${traceDir}`;
+    });
   }
+  if (failed.length > 0) throw new ReportWriteError(`could not write ${failed.join('; ')}`);
+}
+
+/**
+ * A start that failed after the runtime was built (the port in use, a signal before listening):
+ * timers and attempts stopped, a write under way finished, the files let go of. Nothing else is
+ * written: no compaction, and no report, which only a sandbox that served writes.
+ */
+export async function abandon(sb: SandboxCore): Promise<void> {
+  stopActivity(sb);
+  await sb.store.release();
 }
 
 /** The scheduler's handlers and the status-change listener. */
@@ -149,13 +185,12 @@ async function openDataStore({ config, fixtures, clock, logger }: Inputs): Promi
   };
   try {
     const { store, created } = await openStore(config.data, () => stateFromFixtures(fixtures, clock.now()), options, notices);
-    if (created) {
-      try {
-        await store.persist();
-      } catch (err) {
-        await store.release();
-        throw err;
-      }
+    try {
+      await config.storeHooks?.checkpoint?.('open');
+      if (created) await store.persist();
+    } catch (err) {
+      await store.release();
+      throw err;
     }
     return store;
   } finally {
@@ -181,7 +216,7 @@ export async function openCore(options: SandboxOptions = {}): Promise<{ core: Sa
     return { core: await assemble(inputs, store), fixtureMerchants: fixtures.merchants.length };
   } catch (err) {
     await store.release();
-    if (store.kind === 'memory' || err instanceof StoreFileError || err instanceof StoreWriteError) throw err;
+    if (store.kind === 'memory' || err instanceof StoreFileError || err instanceof StoreWriteError || err instanceof StartStopped) throw err;
     throw new StoreFileError(
       `${config.data}: the records in the data file cannot be used (${(err as Error).message}); see docs/operations.md "Data file and change log"`,
     );
@@ -222,6 +257,8 @@ async function assemble({ config, fixtures, scenario: configuredScenario, clock,
         probes: (merchantId) =>
           (store.state.webhook_endpoints?.[merchantId]?.probes ?? []).map((r) => ({ id: `probe@${toIso(r.at)}`, at: r.at, checks: r.checks })),
         webhookTimeoutMs: () => scenario.webhooks.timeoutMs,
+        repeatWindowMs: () => scenario.review.repeatWindowMs,
+        now: (merchantId) => clocks.now(merchantId),
       },
       config.review,
     ),

@@ -1,4 +1,4 @@
-import { parseDuration } from '../duration.js';
+import { DURATION_FORMS, parseDuration } from '../duration.js';
 import type { PayoutStatus } from '../store/state.js';
 import { PAYOUT_STATUSES } from '../vocab.js';
 import type { PayoutPlan, TimelineStep } from './scenario.js';
@@ -32,7 +32,7 @@ export function parseDirective(remarks: string): DirectiveResult | null {
     const status = PAYOUT_STATUSES.find((s) => s.toLowerCase() === m[1].toLowerCase());
     if (!status) return fail(`step ${i + 1} "${part}" has the unknown status "${m[1]}" (use ${PAYOUT_STATUSES.join(', ')})`);
     const ms = parseDuration(m[2].trim());
-    if (ms === null) return fail(`step ${i + 1} "${part}" has the invalid duration "${m[2]}" (use e.g. 500ms, 5s, 30m, 1h, 1d)`);
+    if (ms === null) return fail(`step ${i + 1} "${part}" has the invalid duration "${m[2]}" (use ${DURATION_FORMS})`);
     steps.push({ afterMs: ms, status: status as PayoutStatus });
   }
   let initialStatus: 'NEW' | 'Pending' = 'Pending';

@@ -1,4 +1,6 @@
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { forbiddenKeyPath } from '../contract/validate.js';
 import { readDocument } from '../input-file.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { ScenarioError } from './types.js';
@@ -25,6 +27,8 @@ function mergeRules(base: unknown, child: unknown): unknown {
 
 /** A child document over its base: objects merged key by key, rule lists by rule name, anything else the child's. */
 export function mergeScenario(base: Doc, child: Doc, path: string[] = []): Doc {
+  // The child was checked for __proto__ keys before (resolveExtends), so no assignment below sets
+  // a prototype; the spread keeps a base's own __proto__ key as a field, for validation to refuse.
   const out: Doc = { ...base };
   for (const [key, value] of Object.entries(child)) {
     if (key === 'extends') continue;
@@ -35,10 +39,45 @@ export function mergeScenario(base: Doc, child: Doc, path: string[] = []): Doc {
   return out;
 }
 
-/** Where `extends` points: a shipped scenario by name, or a file relative to the one that names it. */
-function baseFile(ref: string, from: string | null): string {
+/**
+ * Where a scenario that came from outside the sandbox's own files (the control API's inline
+ * scenario) may take its base from: a shipped scenario by name, or a file inside `within` (the
+ * directory of the sandbox's --scenario file; null: shipped names only). Anything else is refused
+ * before any file is opened, so a refusal tells nothing of any file (not even whether it exists).
+ */
+export interface ExtendsPolicy {
+  within: string | null;
+}
+
+/** Whether `file` is inside `dir`, after symbolic links (a link inside pointing outside is outside). */
+async function inside(dir: string, file: string): Promise<boolean> {
+  const real = async (p: string) => realpath(p).catch(() => resolve(p));
+  const root = await real(dir);
+  let target = resolve(file);
+  try {
+    target = await realpath(target);
+  } catch {
+    // A file that does not exist: its parent's real path decides (it is refused when read).
+    target = resolve(await real(dirname(target)), target.slice(dirname(target).length + 1));
+  }
+  const rel = relative(root, target);
+  return rel !== '' && !rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel);
+}
+
+/** Where `extends` points: a shipped scenario by name, or a file relative to the one that names it (an inline one: under its policy). */
+async function baseFile(ref: string, from: string | null, policy: ExtendsPolicy | undefined, where: string): Promise<string> {
   if (NAME.test(ref)) return resolve(PACKAGE_ROOT, 'scenarios', `${ref}.json`);
-  return isAbsolute(ref) ? ref : resolve(from ? dirname(from) : process.cwd(), ref);
+  if (policy === undefined) return isAbsolute(ref) ? ref : resolve(from ? dirname(from) : process.cwd(), ref);
+  const refused = new ScenarioError(
+    `${where}: /extends: a scenario given through the control API may extend a shipped scenario by name (default, realistic) ` +
+      (policy.within === null
+        ? 'only (the sandbox was given its scenario in-process, so there is no scenario directory)'
+        : `or a file in the directory of the sandbox's --scenario file (${policy.within}), named relative to it`),
+  );
+  if (policy.within === null) throw refused;
+  const file = resolve(policy.within, ref);
+  if (!(await inside(policy.within, file))) throw refused;
+  return file;
 }
 
 /**
@@ -46,12 +85,14 @@ function baseFile(ref: string, from: string | null): string {
  * whole): `extends: default` (or `realistic`, or a file) takes that scenario and puts this one's
  * fields over it. A chain may be up to 10 long; a cycle is refused.
  */
-export async function resolveExtends(value: unknown, source: string | null, chain: string[] = []): Promise<unknown> {
+export async function resolveExtends(value: unknown, source: string | null, chain: string[] = [], policy?: ExtendsPolicy): Promise<unknown> {
   if (!isObject(value) || value.extends === undefined) return value;
   const where = source ?? 'scenario';
+  const forbidden = forbiddenKeyPath(value);
+  if (forbidden) throw new ScenarioError(`${where}: /${forbidden.join('/')}: is not allowed: __proto__, constructor and prototype are never field names`);
   if (typeof value.extends !== 'string' || value.extends === '')
     throw new ScenarioError(`${where}: /extends: must be a shipped scenario's name (default, realistic) or a scenario file's path`);
-  const file = baseFile(value.extends, source);
+  const file = await baseFile(value.extends, source, policy, where);
   if (chain.includes(file) || file === source) throw new ScenarioError(`${where}: /extends: a cycle (${[...chain, source ?? 'inline', file].join(' → ')})`);
   if (chain.length >= MAX_DEPTH) throw new ScenarioError(`${where}: /extends: more than ${MAX_DEPTH} scenarios deep`);
   const { value: base } = await readDocument(file, 'scenario', (m) => new ScenarioError(`${where}: /extends: ${m}`), { yaml: true });

@@ -3,7 +3,7 @@ import { schemaErrors } from '../contract/validate.js';
 import { readDocument } from '../input-file.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { compileScenario } from './compile.js';
-import { resolveExtends } from './extends.js';
+import { type ExtendsPolicy, resolveExtends } from './extends.js';
 import { type ScenarioFile, ScenarioSchema } from './schema.js';
 import { type Scenario, ScenarioError } from './types.js';
 
@@ -19,9 +19,12 @@ export function scenarioFromValue(value: unknown, source: string | null): Scenar
   return compileScenario(value as ScenarioFile, source);
 }
 
-/** A scenario document that may extend another (`extends`): the chain resolved, then validated as one. */
-export async function resolveScenario(value: unknown, source: string | null): Promise<Scenario> {
-  return scenarioFromValue(await resolveExtends(value, source), source);
+/**
+ * A scenario document that may extend another (`extends`): the chain resolved, then validated as
+ * one. `policy`: the document came through the control API, and may extend only what it allows.
+ */
+export async function resolveScenario(value: unknown, source: string | null, policy?: ExtendsPolicy): Promise<Scenario> {
+  return scenarioFromValue(await resolveExtends(value, source, [], policy), source);
 }
 
 /** Reads a scenario file, JSON or YAML (by extension: .yaml/.yml are YAML). */

@@ -2,7 +2,8 @@ import { readFileSync, unlinkSync } from 'node:fs';
 import { link, readFile, rename, stat, unlink, utimes, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { fsProblem, StoreFileError } from './file-errors.js';
+import { fsProblem, StoreFileError, writeError } from './file-errors.js';
+import type { Checkpoint } from './start-points.js';
 
 /** What the lock file beside a data file says of its holder. */
 export interface LockInfo {
@@ -20,13 +21,15 @@ export function lockPathOf(data: string): string {
 
 /** Locks this process holds, by absolute path: released at exit, and told apart from a stale lock with our pid. */
 const HELD = new Set<string>();
+/** The lock's temporary files while they exist: an exit at once (a second signal) leaves none behind. */
+const TEMPS = new Set<string>();
 let exitHook = false;
 
 function releaseAllAtExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.once('exit', () => {
-    for (const path of HELD) {
+    for (const path of [...HELD, ...TEMPS]) {
       try {
         unlinkSync(path);
       } catch {
@@ -35,6 +38,21 @@ function releaseAllAtExit(): void {
     }
   });
 }
+
+/** Writes a temporary file of the lock, known to the exit hook until `dropTemp` removes it. */
+async function writeTemp(temp: string, info: LockInfo): Promise<void> {
+  releaseAllAtExit();
+  TEMPS.add(temp);
+  await writeFile(temp, `${JSON.stringify(info)}\n`);
+}
+
+async function dropTemp(temp: string): Promise<void> {
+  await unlink(temp).catch(() => undefined);
+  TEMPS.delete(temp);
+}
+
+/** Out of space (or quota) is a full disk, not a wrong path: the caller tells the two apart (exit 1, not 2). */
+const FULL = new Set(['ENOSPC', 'EDQUOT']);
 
 async function readInfo(path: string): Promise<LockInfo | null | 'gone'> {
   let text: string;
@@ -57,20 +75,29 @@ export const HEARTBEAT_MS = 10_000;
 const STALE_MS = 60_000;
 
 /**
- * When the process with this pid started (ms since the epoch), from /proc on Linux; null where
- * that cannot be read. A pid the kernel gave to a new process since tells a stale lock apart.
+ * What /proc says of the process with this pid on Linux: its state letter and when it started (ms
+ * since the epoch); null where that cannot be read. A pid the kernel gave to a new process since
+ * tells a stale lock apart by its start.
  */
-function processStart(pid: number): number | null {
+function processStatus(pid: number): { state: string; started: number | null } | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const ticks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
+    // After the command name (which may hold spaces and parentheses): state, ppid, …, starttime (the 20th).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[19]);
     const boot = Number(/^btime (\d+)$/m.exec(readFileSync('/proc/stat', 'utf8'))?.[1]);
     // The kernel counts in USER_HZ, 100 on Linux.
-    return Number.isFinite(ticks) && Number.isFinite(boot) ? (boot + ticks / 100) * 1000 : null;
+    return { state: fields[0], started: Number.isFinite(ticks) && Number.isFinite(boot) ? (boot + ticks / 100) * 1000 : null };
   } catch {
     return null;
   }
 }
+
+/**
+ * A zombie (Z: killed, not yet reaped by its parent, which in a container without an init may be
+ * never) or a dead task (X) answers kill(pid, 0) but runs no more and holds nothing.
+ */
+const NOT_RUNNING = new Set(['Z', 'X']);
 
 /**
  * Whether the holder named in a lock may still run. On this host: its pid is alive and is the
@@ -93,8 +120,10 @@ async function mayRun(info: LockInfo, path: string): Promise<boolean> {
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
-  const started = processStart(info.pid);
-  return started === null || started <= Date.parse(info.started_at) + 1000;
+  const status = processStatus(info.pid);
+  if (status === null) return true;
+  if (NOT_RUNNING.has(status.state)) return false;
+  return status.started === null || status.started <= Date.parse(info.started_at) + 1000;
 }
 
 function holderText(info: LockInfo): string {
@@ -112,6 +141,9 @@ function holderText(info: LockInfo): string {
 export class DataLock {
   private info: LockInfo;
   private heartbeat: NodeJS.Timeout | null = null;
+  /** The announce under way: a release waits for it, so its rename cannot bring the lock back after. */
+  private announcing: Promise<void> = Promise.resolve();
+  private released = false;
 
   private constructor(
     readonly path: string,
@@ -120,16 +152,21 @@ export class DataLock {
     this.info = info;
   }
 
-  static async acquire(data: string, notices: string[]): Promise<DataLock> {
+  /** `checkpoint` is called once the temporary file is written: a throw there stops the start, the temporary file removed. */
+  static async acquire(data: string, notices: string[], checkpoint?: Checkpoint): Promise<DataLock> {
     const path = resolve(lockPathOf(data));
     const info: LockInfo = { pid: process.pid, host: hostname(), port: null, started_at: new Date().toISOString() };
     const temp = `${path}.${process.pid}.tmp`;
     try {
-      await writeFile(temp, `${JSON.stringify(info)}\n`);
+      await writeTemp(temp, info);
     } catch (err) {
-      throw new StoreFileError(`${lockPathOf(data)}: cannot write the lock file beside the data file: ${fsProblem(err)}`);
+      await dropTemp(temp);
+      const what = `${lockPathOf(data)}: cannot write the lock file beside the data file`;
+      if (FULL.has((err as NodeJS.ErrnoException).code ?? '')) throw writeError(err, what);
+      throw new StoreFileError(`${what}: ${fsProblem(err)}`);
     }
     try {
+      await checkpoint?.('lock');
       for (let attempt = 0; attempt < 5; attempt++) {
         try {
           await link(temp, path);
@@ -161,16 +198,26 @@ export class DataLock {
       }
       throw new StoreFileError(`${lockPathOf(data)}: could not take the lock (other sandboxes kept taking it); try again`);
     } finally {
-      await unlink(temp).catch(() => undefined);
+      await dropTemp(temp);
     }
   }
 
   /** The port the holder listens on, written into the lock (replaced atomically: the lock is held throughout). */
-  async announce(port: number): Promise<void> {
-    this.info = { ...this.info, port };
-    const temp = `${this.path}.${process.pid}.tmp`;
-    await writeFile(temp, `${JSON.stringify(this.info)}\n`);
-    await rename(temp, this.path);
+  announce(port: number): Promise<void> {
+    const write = async () => {
+      if (this.released) return;
+      this.info = { ...this.info, port };
+      const temp = `${this.path}.${process.pid}.tmp`;
+      try {
+        await writeTemp(temp, this.info);
+        await rename(temp, this.path);
+      } finally {
+        await dropTemp(temp);
+      }
+    };
+    const done = this.announcing.then(write);
+    this.announcing = done.catch(() => undefined);
+    return done;
   }
 
   /** Refreshes the lock's time while it is held: a sandbox on another host sharing the volume sees it is alive. */
@@ -188,9 +235,11 @@ export class DataLock {
     HELD.delete(this.path);
   }
 
-  /** Removes the lock, if it is still ours. */
+  /** Removes the lock, if it is still ours (once an announce under way is done). */
   async release(): Promise<void> {
     if (this.heartbeat) clearInterval(this.heartbeat);
+    this.released = true;
+    await this.announcing;
     if (!HELD.delete(this.path)) return;
     const now = await readInfo(this.path).catch(() => null);
     if (now !== 'gone' && now !== null && (now.pid !== this.info.pid || now.started_at !== this.info.started_at)) return;
@@ -205,19 +254,19 @@ export class DataLock {
  */
 async function takeOver(path: string, stale: LockInfo | null): Promise<boolean> {
   const aside = `${path}.stale-${process.pid}`;
+  TEMPS.add(aside);
   try {
-    await rename(path, aside);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new StoreFileError(`${path}: cannot take over a stale lock: ${fsProblem(err)}`);
+    try {
+      await rename(path, aside);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      throw new StoreFileError(`${path}: cannot take over a stale lock: ${fsProblem(err)}`);
+    }
+    const moved = await readInfo(aside);
+    const same = moved !== 'gone' && (moved === null ? stale === null : stale !== null && moved.pid === stale.pid && moved.started_at === stale.started_at);
+    if (!same) await link(aside, path).catch(() => undefined);
+    return same;
+  } finally {
+    await dropTemp(aside);
   }
-  const moved = await readInfo(aside);
-  const same = moved !== 'gone' && (moved === null ? stale === null : stale !== null && moved.pid === stale.pid && moved.started_at === stale.started_at);
-  if (!same) {
-    await link(aside, path).catch(() => undefined);
-    await unlink(aside).catch(() => undefined);
-    return false;
-  }
-  await unlink(aside).catch(() => undefined);
-  return true;
 }

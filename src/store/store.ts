@@ -1,20 +1,27 @@
-import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { lstat, mkdir, readlink, stat, unlink } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { type Batch, changeOf, GROWING, grownList, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
 import { type Collection, collectionOf } from './collections.js';
 import { type CompactionHooks, DocumentFile } from './document-file.js';
-import { type StoreWriteError, writeError } from './file-errors.js';
+import { fsProblem, StoreFileError, type StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
+import type { Checkpoint } from './start-points.js';
 import type { State } from './state.js';
 
 export type { CompactionHooks } from './document-file.js';
 export { StoreFileError, StoreWriteError } from './file-errors.js';
+export { type Checkpoint, type StartPoint, StartStopped } from './start-points.js';
 
-/** Test hooks of the file layer: the compaction's crash points, and the log's file handle. */
+/**
+ * Hooks of the file layer: the compaction's crash points and the log's file handle (tests), and
+ * the start's checkpoints (the CLI stops a start there on a signal; a test pauses one there).
+ */
 export interface StoreHooks extends CompactionHooks {
   /** Opens the change log's handle (a test double makes writes short or failing). */
   openLog?: OpenLogHandle;
+  /** Called at each named point of the start (start-points.ts); a throw there stops the opening, everything let go of. */
+  checkpoint?: Checkpoint;
 }
 
 /**
@@ -130,6 +137,8 @@ class FileStore implements Store {
   private grownWritten = new WeakMap<object, number>();
   /** The state was replaced: only a compaction can write it. */
   private mustCompact = false;
+  /** A new store: let go of before its first write, it leaves no empty log behind either. */
+  private isNew = false;
   /** A compaction would tidy up (the log outgrew its threshold, stale lines): tried, and an append if it fails. */
   private wantCompact = false;
   /** After a tidy-up failed (no room for a second document), none is tried again before this (performance.now()). */
@@ -182,6 +191,12 @@ class FileStore implements Store {
   compactSoon(required: boolean): void {
     if (required) this.mustCompact = true;
     else this.wantCompact = true;
+  }
+
+  /** A new store (no document yet), its first write still to come. */
+  startNew(): void {
+    this.isNew = true;
+    this.compactSoon(true);
   }
 
   changed(c: Collection, id: string): void {
@@ -251,7 +266,10 @@ class FileStore implements Store {
   async release(): Promise<void> {
     this.closed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
+    // A write under way finishes first: the log's handle is not closed under it.
+    await this.chain;
     await this.log.close();
+    if (this.isNew && this.documentBytes === 0) await removeIfEmpty(logPathOf(this.path));
     await this.lock.release();
   }
 
@@ -432,13 +450,16 @@ export async function openStore(
   notices: string[] = [],
 ): Promise<{ store: Store; created: boolean }> {
   if (data === 'memory') return { store: new MemoryStore(init()), created: true };
-  await mkdir(dirname(data), { recursive: true });
-  const lock = await DataLock.acquire(data, notices);
+  const named = data;
+  data = await dataFileOf(named);
+  await makeDirectory(named, dirname(data));
+  const lock = await DataLock.acquire(data, notices, options.hooks?.checkpoint);
   try {
     const document = new DocumentFile(data, options.fsync, options.hooks);
     if (await document.removeLeftover())
       notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (the data file in place, if any, is whole)`);
     const existing = await document.read();
+    await options.hooks?.checkpoint?.('replay');
     const state = existing ?? init();
     const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0, torn: 0 };
     const db = new Low<State>(document, state);
@@ -446,11 +467,77 @@ export async function openStore(
     // after this point has changed nothing.
     const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog, replayed.torn > 0);
     const store = new FileStore(data, db, document, log, lock, options);
-    if (!existing) store.compactSoon(true);
+    if (!existing) store.startNew();
     else if (replayed.stale > 0) store.compactSoon(false);
     return { store, created: existing === null };
   } catch (err) {
     await lock.release();
     throw err;
+  }
+}
+
+/** Removes a file that holds nothing (a log opened, never written); anything else stays as it is. */
+async function removeIfEmpty(path: string): Promise<void> {
+  try {
+    if ((await stat(path)).size === 0) await unlink(path);
+  } catch {
+    // Gone already, or not ours to judge: left as it is.
+  }
+}
+
+/** How many links in a row are followed (Linux's own limit is 40). */
+const MAX_LINKS = 40;
+
+/**
+ * The file a data path names: a symbolic link is followed (to a file that may not exist yet), so
+ * the lock, the log and every compaction work beside the file it points at, and a compaction's
+ * rename replaces that file, not the link. Resolved once, at the opening.
+ */
+async function dataFileOf(named: string): Promise<string> {
+  let path = resolve(named);
+  for (let links = 0; ; links++) {
+    let isLink: boolean;
+    try {
+      isLink = (await lstat(path)).isSymbolicLink();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Missing (a new store, made there) or not usable: the opening says which, naming the file.
+      if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES') return links === 0 ? named : path;
+      throw new StoreFileError(`${named}: cannot use this data file: ${fsProblem(err)}`);
+    }
+    if (!isLink) return links === 0 ? named : path;
+    if (links === MAX_LINKS) throw new StoreFileError(`${named}: cannot use this data file: more than ${MAX_LINKS} symbolic links in a row (a loop?)`);
+    path = resolve(dirname(path), await readlink(path));
+  }
+}
+
+/**
+ * The data file's directory, made if missing, level by level (Node's recursive mkdir loops for
+ * ever where a directory cannot be made, as under /proc); a file in its path, or no permission,
+ * said in one line.
+ */
+async function makeDirectory(named: string, dir: string): Promise<void> {
+  const missing: string[] = [];
+  for (let p = dir; ; p = dirname(p)) {
+    let isDirectory: boolean;
+    try {
+      isDirectory = (await stat(p)).isDirectory();
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'ENOENT' || code === 'ENOTDIR') && p !== dirname(p)) {
+        missing.unshift(p);
+        continue;
+      }
+      throw new StoreFileError(`${named}: cannot make the data file's directory ${dir}: ${fsProblem(err)}`);
+    }
+    if (!isDirectory) throw new StoreFileError(`${named}: cannot use this data file: ${p} is a file, not a directory`);
+    break;
+  }
+  for (const p of missing) {
+    try {
+      await mkdir(p);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new StoreFileError(`${named}: cannot make the data file's directory ${p}: ${fsProblem(err)}`);
+    }
   }
 }

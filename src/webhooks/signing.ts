@@ -5,6 +5,7 @@ export const SIGNATURE_HEADER = 'X-Sandbox-Signature';
 export const TIMESTAMP_HEADER = 'X-Sandbox-Timestamp';
 export const SIGNATURE_V2_HEADER = 'X-Sandbox-Signature-V2';
 export const PROBE_HEADER = 'X-Sandbox-Probe';
+export const DELIVERY_HEADER = 'X-Sandbox-Delivery-Id';
 
 /** How far from the receiver's clock a V2 timestamp may be, in the documented recipe (seconds). */
 export const TIMESTAMP_TOLERANCE_S = 300;
@@ -92,7 +93,7 @@ export function deliveryHeaders(deliveryId: string, n: number, raw: string, keys
   return {
     'Content-Type': 'application/json',
     'User-Agent': `payout-sandbox/${VERSION}`,
-    'X-Sandbox-Delivery-Id': deliveryId,
+    [DELIVERY_HEADER]: deliveryId,
     'X-Sandbox-Attempt': String(n),
     [SIGNATURE_HEADER]: signBody(raw, keys.v1),
     [TIMESTAMP_HEADER]: String(t),

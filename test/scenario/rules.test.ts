@@ -248,7 +248,7 @@ describe('the clock', () => {
 
   test('advance needs a duration, and a manual clock', async () => {
     expect((await request(app).post('/__sandbox/clock/advance').send({ by: 'soon' })).body).toEqual({
-      error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d.',
+      error: 'The by field must be a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M.',
     });
     const realApp = await testApp({ clock: 'real' });
     try {

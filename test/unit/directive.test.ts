@@ -128,14 +128,32 @@ describe('malformed: refused, naming the step and what is wrong', () => {
     ['sbx:>Success@5s', 'step 1 "" is not STATUS@DURATION'],
     ['sbx:Success@5s>>Failed@1s', 'step 2 "" is not STATUS@DURATION'],
     ['sbx:Status1@5s', 'step 1 "Status1@5s" is not STATUS@DURATION'],
-    ['sbx:Success@5s,Failed@1s', 'step 1 "Success@5s,Failed@1s" has the invalid duration "5s,Failed@1s" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
+    [
+      'sbx:Success@5s,Failed@1s',
+      'step 1 "Success@5s,Failed@1s" has the invalid duration "5s,Failed@1s" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
     ['sbx:Done@5s', 'step 1 "Done@5s" has the unknown status "Done" (use NEW, Pending, Success, Failed, Unknown)'],
     ['sbx:Success@5s>Refunded@1h', 'step 2 "Refunded@1h" has the unknown status "Refunded" (use NEW, Pending, Success, Failed, Unknown)'],
-    ['sbx:Success@5', 'step 1 "Success@5" has the invalid duration "5" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
-    ['sbx:Success@-5s', 'step 1 "Success@-5s" has the invalid duration "-5s" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
-    ['sbx:Success@1w', 'step 1 "Success@1w" has the invalid duration "1w" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
-    ['sbx:Success@5s@6s', 'step 1 "Success@5s@6s" has the invalid duration "5s@6s" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
-    ['sbx:Unknown@5s>Success@soon', 'step 2 "Success@soon" has the invalid duration "soon" (use e.g. 500ms, 5s, 30m, 1h, 1d)'],
+    [
+      'sbx:Success@5',
+      'step 1 "Success@5" has the invalid duration "5" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
+    [
+      'sbx:Success@-5s',
+      'step 1 "Success@-5s" has the invalid duration "-5s" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
+    [
+      'sbx:Success@1w',
+      'step 1 "Success@1w" has the invalid duration "1w" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
+    [
+      'sbx:Success@5s@6s',
+      'step 1 "Success@5s@6s" has the invalid duration "5s@6s" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
+    [
+      'sbx:Unknown@5s>Success@soon',
+      'step 2 "Success@soon" has the invalid duration "soon" (use a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M)',
+    ],
   ])('%p: %s', (remarks, why) => {
     expect(parseDirective(remarks)).toEqual({ ok: false, message: refusal(why) });
   });

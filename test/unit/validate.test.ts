@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { CreateMerchantBody, PayoutsQuery } from '../../src/admin/inputs.js';
 import { Nullable, StringEnum } from '../../src/contract/kit.js';
 import { InitializePayoutRequest, VerifyRequest } from '../../src/contract/schemas.js';
-import { attributeName, schemaErrors, validate } from '../../src/contract/validate.js';
+import { attributeName, forbiddenKeyPath, schemaErrors, validate } from '../../src/contract/validate.js';
 
 /** Requests validated as a Laravel back end does; `strict`: the control API's reading. */
 
@@ -241,13 +241,15 @@ describe('normalization', () => {
     expect(value(Kinds, { extra: '  x ', other: 5 })).toEqual({ extra: 'x', other: 5 });
   });
 
-  test('__proto__ in a parsed body is dropped and reaches no prototype', () => {
+  test('__proto__ in a parsed body of the emulated API is dropped and reaches no prototype; the control API (strict) refuses it', () => {
     const input = JSON.parse('{"__proto__": {"polluted": true}, "name": "n"}');
     const v = value(Kinds, input) as Record<string, unknown>;
     expect(v).toEqual({ name: 'n' });
     expect(Object.getPrototypeOf(v)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
-    expect(value(Closed, JSON.parse('{"__proto__": {"x": 1}, "status": "Active"}'), true)).toEqual({ status: 'Active' });
+    expect(message(Closed, JSON.parse('{"__proto__": {"x": 1}, "status": "Active"}'), true)).toBe(
+      'The __proto__ field is not allowed: __proto__, constructor and prototype are never field names.',
+    );
   });
 
   test('the input is not changed', () => {
@@ -356,13 +358,44 @@ describe('schemaErrors (the sandbox’s own files)', () => {
   test('every failure as path: rule, nothing normalized', () => {
     expect(schemaErrors(File, { kind: 'c', extra: 1, items: [{ n: 1.5, m: 2 }] })).toEqual([
       '/name: is required',
-      '/: unknown field "extra"',
+      '/: unknown field "extra" (the fields here: name, kind, items)',
       '/kind: must be one of a, b',
-      '/items/0: unknown field "m"',
+      '/items/0: unknown field "m" (the fields here: n)',
       '/items/0/n: must be integer',
     ]);
     expect(schemaErrors(File, { name: ' ', kind: 'a' })).toBeNull();
     expect(schemaErrors(File, { name: '', kind: 'a' })).toEqual(['/name: must NOT have fewer than 1 characters']);
+  });
+
+  test('a __proto__, constructor or prototype key is refused wherever it is, not dropped', () => {
+    expect(schemaErrors(File, JSON.parse('{"name":"x","kind":"a","__proto__":{"polluted":true}}'))).toEqual([
+      '/__proto__: is not allowed: __proto__, constructor and prototype are never field names',
+    ]);
+    expect(schemaErrors(File, { name: 'x', kind: 'a', items: [{ n: 1, constructor: 1 }] })).toEqual([
+      '/items/0/constructor: is not allowed: __proto__, constructor and prototype are never field names',
+    ]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('forbiddenKeyPath', () => {
+  test('the first forbidden key, by path; null when there is none', () => {
+    expect(forbiddenKeyPath({ a: [{ b: 1 }, JSON.parse('{"__proto__":1}')] })).toEqual(['a', '1', '__proto__']);
+    expect(forbiddenKeyPath({ prototype: 1 })).toEqual(['prototype']);
+    expect(forbiddenKeyPath({ a: { constructorName: 1, proto: 2 } })).toBeNull();
+    expect(forbiddenKeyPath('x')).toBeNull();
+  });
+
+  test('a body nested 50,000 deep is walked without exhausting the stack', () => {
+    const deep = JSON.parse(`${'['.repeat(50_000)}{"__proto__":1}${']'.repeat(50_000)}`);
+    expect(forbiddenKeyPath(deep)?.at(-1)).toBe('__proto__');
+  });
+
+  test('a strict (control) body with one is refused naming it; the emulated API still ignores an unknown key', () => {
+    const Body = Type.Object({ a: Type.Optional(Type.Object({}, { additionalProperties: true })) }, { additionalProperties: false });
+    const strict = validate(Body, JSON.parse('{"a":{"b":{"__proto__":{"x":1}}}}'), { strict: true });
+    expect(strict).toEqual({ ok: false, message: 'The a.b.__proto__ field is not allowed: __proto__, constructor and prototype are never field names.' });
+    expect(validate(Type.Object({ n: Type.Optional(Type.String()) }), JSON.parse('{"__proto__":{"x":1}}')).ok).toBe(true);
   });
 });
 

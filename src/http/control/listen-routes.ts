@@ -16,7 +16,7 @@ const KEEP_ALIVE_MS = 15_000;
  * merchant, a listener already attached) is answered as any control route's, before the stream.
  * The stream is the answer: the handler never settles, so the router writes nothing after it.
  */
-function listenStream(req: Request, { listen }: Admin): Promise<never> {
+async function listenStream(req: Request, { listen }: Admin): Promise<never> {
   const res = req.res;
   if (!res) throw new Error('no response to stream on');
   // Nothing is written once the stream has ended (the sandbox stopping): a write after the end is an error event.
@@ -24,7 +24,7 @@ function listenStream(req: Request, { listen }: Admin): Promise<never> {
     if (!res.writableEnded && !res.destroyed) res.write(text);
   };
   const send = (event: string, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-  const { listener, attached } = listen.attach(
+  const { listener, attached } = await listen.attach(
     merchantIdOf(req),
     req.query,
     { delivery: (a: RelayedAttempt) => send('delivery', a), end: () => (res.writableEnded ? undefined : res.end()) },
