@@ -88,7 +88,11 @@ async function main() {
   process.exitCode = 1;
   if (code === 3) error(`behaviour coverage is under the coverage-min input (${input('coverage-min')}): payout-sandbox exited 3. See the job summary.`);
   else if (code === 4)
-    error(`the integration review has a finding of severity ${input('fail-on-review')} or above: payout-sandbox exited 4. See the job summary.`);
+    error(
+      input('fail-on-review') === 'unproven'
+        ? 'the integration review has a high finding, or a high rule the run did not prove: payout-sandbox exited 4. See the job summary.'
+        : `the integration review has a finding of severity ${input('fail-on-review')} or above: payout-sandbox exited 4. See the job summary.`,
+    );
   else error(`payout-sandbox exited ${code}; log ${logFile}:\n${tail(logFile)}`);
 }
 

@@ -31,7 +31,7 @@ export function parseDuration(text: string): number | null {
   if (typeof text !== 'string' || text.length > MAX_LENGTH || !DURATION_RE.test(text)) return null;
   let value: number;
   if (text.startsWith('P')) {
-    value = Duration.fromISO(text.replace(',', '.')).as('milliseconds');
+    value = Duration.fromISO(text.replace(/,/g, '.')).as('milliseconds');
   } else {
     value = 0;
     for (const [part] of text.matchAll(PART_RE)) value += ms(part as ms.StringValue);

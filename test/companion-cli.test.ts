@@ -380,11 +380,17 @@ test('redeliver sends a delivery again; coverage --min exits 3 below; review --f
 
   const clean = await runCli(['review', '--merchant', m.merchantId, '--fail-on', 'high', '--url', sb.url]);
   expect(clean.code).toBe(0);
+  // Nothing proven yet: --fail-on unproven fails, naming the high rules not proven and how to exercise them.
+  const unproven = await runCli(['review', '--merchant', m.merchantId, '--fail-on', 'unproven', '--url', sb.url]);
+  expect(unproven.code).toBe(4);
+  expect(unproven.stderr).toMatch(/high rules not proven \(double-payout-after-timeout, /);
+  expect(unproven.stdout).toMatch(/Not proven \(never arose in this run\):\n {2}\[high\] double-payout-after-timeout: Initialize amount 3003\.01/);
   // A payout answered 500 although it was made, then sent again under a new client_ref_id: paid twice.
   for (let i = 0; i < 2; i++) expect((await runCli(['trigger', 'payout.fault.500_after_created', '--merchant', m.merchantId, '--url', sb.url])).code).toBe(0);
   const review = await runCli(['review', '--merchant', m.merchantId, '--fail-on', 'high', '--url', sb.url]);
   expect(review.code).toBe(4);
-  expect(review.stdout).toContain('[high] double-payout-after-timeout');
+  expect(review.stdout).toMatch(/\[high\] double-payout-after-timeout: ₹\S+ to \S+ \(1×\)/);
+  expect(review.stdout).toMatch(/^Integration review of SBX\w+: not-ready/);
 });
 
 test('unreachable sandbox: exit 1 naming the URL within 5 s; an unknown verb lists the verbs (exit 2); a refusal without the admin token', async () => {
@@ -401,13 +407,13 @@ test('unreachable sandbox: exit 1 naming the URL within 5 s; an unknown verb lis
   for (const name of ['listen', 'tail', 'trigger', 'advance', 'redeliver', 'coverage', 'review', 'merchant', 'mcp'])
     expect(verb.stderr).toMatch(new RegExp(`^ {2}${name} `, 'm'));
 
-  const guarded = await startSandbox({ clock: 'manual', adminToken: 'sesame' });
+  const guarded = await startSandbox({ clock: 'manual', adminToken: 'sesame-open-0123456' });
   try {
     const refused = await runCli(['advance', '1h', '--url', guarded.url]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('(HTTP 401)');
     expect(refused.stderr).toContain('--admin-token');
-    const ok = await runCli(['advance', '1h', '--url', guarded.url], { SANDBOX_ADMIN_TOKEN: 'sesame' });
+    const ok = await runCli(['advance', '1h', '--url', guarded.url], { SANDBOX_ADMIN_TOKEN: 'sesame-open-0123456' });
     expect(ok.code).toBe(0);
   } finally {
     await guarded.stop();

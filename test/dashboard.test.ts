@@ -301,9 +301,13 @@ run('the dashboard, driven in Chromium', () => {
       });
     }
     const page = await pageAt(`${sb.url}/__sandbox/ui#/m/${m.merchant_id}/review`);
-    const finding = page.getByTestId('finding').filter({ hasText: 'double-payout-after-timeout' });
-    await finding.waitFor();
-    expect(await finding.getByText('high', { exact: true }).count()).toBe(1);
+    const group = page.getByTestId('rule-group').filter({ hasText: 'double-payout-after-timeout' });
+    await group.waitFor();
+    expect(await group.getByText('high', { exact: true }).count()).toBe(1);
+    expect(await page.getByTestId('review-verdict').textContent()).toBe('not-ready');
+    const finding = group.getByTestId('finding');
+    expect(await finding.count()).toBe(1);
+    expect(await finding.textContent()).toContain('₹3003.01 to 123456789012@HDFC0000001');
     await finding
       .getByRole('link', { name: /^payout \d+$/ })
       .first()

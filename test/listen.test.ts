@@ -42,12 +42,16 @@ async function pay(m: MerchantHandle, amount = 100): Promise<string> {
   return ((await res.json()) as { data: { ref_id: string } }).data.ref_id;
 }
 
+/** What `payout-sandbox listen` sends to attach. */
+const LISTENER = { 'X-Sandbox-Listener': 'test' };
+
 /** A listener attached over HTTP: its `attached` event, and the next event of each kind as it comes. */
 async function attachOverHttp(merchantId: string, forwardTo = 'http://127.0.0.1:3000/hooks') {
   const controller = new AbortController();
   open.push(controller);
   const res = await fetch(`${sb.controlUrl}/merchants/${merchantId}/webhooks/listen?forward_to=${encodeURIComponent(forwardTo)}`, {
     signal: controller.signal,
+    headers: LISTENER,
   });
   expect(res.status).toBe(200);
   expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -75,7 +79,7 @@ test('over HTTP: attached, then each attempt as a delivery event; the report is 
     event: 'attached',
     data: { merchant_id: m.merchantId, forward_to: 'http://127.0.0.1:3000/hooks', webhook_url: null, webhook_secret: m.apiSecret, timeout_ms: 5000 },
   });
-  const second = await fetch(`${sb.controlUrl}/merchants/${m.merchantId}/webhooks/listen`);
+  const second = await fetch(`${sb.controlUrl}/merchants/${m.merchantId}/webhooks/listen`, { headers: LISTENER });
   expect(second.status).toBe(409);
   expect(((await second.json()) as { error: string }).error).toContain(`already has a listener (${attached.data.listener_id}`);
   expect(sb.admin.listen.list().listeners).toEqual([expect.objectContaining({ merchant_id: m.merchantId, relayed: 0, in_flight: 0 })]);
@@ -155,10 +159,15 @@ test('an attempt whose report never comes counts as a time-out after the webhook
 });
 
 test('an unknown merchant is 404; the stream ends when the sandbox stops (it does not hold the stop up)', async () => {
-  const unknown = await fetch(`${sb.controlUrl}/merchants/SBXNOBODY/webhooks/listen`);
+  const unknown = await fetch(`${sb.controlUrl}/merchants/SBXNOBODY/webhooks/listen`, { headers: LISTENER });
   expect(unknown.status).toBe(404);
-  const bad = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen?forward_to=ftp://x`);
+  const bad = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen?forward_to=ftp://x`, { headers: LISTENER });
   expect(bad.status).toBe(400);
+  // Without the header (what an <img> or a page's no-cors fetch sends): refused, nothing attached.
+  const bare = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen`);
+  expect(bare.status).toBe(400);
+  expect(((await bare.json()) as { error: string }).error).toMatch(/X-Sandbox-Listener/);
+  expect(sb.admin.listen.list().listeners).toEqual([]);
   const m = await sb.createMerchant({});
   let ended = false;
   await sb.admin.listen.attach(m.merchantId, {}, { delivery: () => undefined, end: () => (ended = true) });

@@ -95,7 +95,13 @@ test('the other tools: outcomes, a forced status, a request explained, coverage 
   // The forced failure was never learnt: no status check saw it, no webhook of it was acknowledged.
   expect(await call('review_findings', { merchant_id: m.merchant_id })).toMatchObject({
     merchant_id: m.merchant_id,
-    findings: [expect.objectContaining({ rule: 'outcome-never-observed', evidence: [{ kind: 'payout', id: pending.ref_id }] })],
+    findings: [
+      expect.objectContaining({
+        rule: 'outcome-never-observed',
+        occurrences: 1,
+        evidence: [{ kind: 'payout', id: pending.ref_id, url: `/__sandbox/payouts/${pending.ref_id}` }],
+      }),
+    ],
   });
   await expect(call('probe_webhook', { merchant_id: m.merchant_id })).rejects.toThrow(/no webhook_url/);
   await expect(call('initialize_payout', { merchant_id: m.merchant_id, outcome: 'payout.nope' })).rejects.toThrow(

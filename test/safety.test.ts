@@ -138,7 +138,16 @@ describe('the sandbox never calls itself', () => {
 
   test('a webhook URL that is its own address and port is refused when set, under any name', async () => {
     const port = new URL(sb.url).port;
-    for (const url of [`${sb.url}/__sandbox/reset`, `http://localhost:${port}/__sandbox/reset`, `http://0.0.0.0:${port}/x`, `http://[::1]:${port}/x`]) {
+    for (const url of [
+      `${sb.url}/__sandbox/reset`,
+      `http://localhost:${port}/__sandbox/reset`,
+      `http://0.0.0.0:${port}/x`,
+      `http://[::1]:${port}/x`,
+      `http://[::ffff:127.0.0.1]:${port}/api/v1/public/payment/transfer`,
+      `http://2130706433:${port}/x`,
+      `http://0x7f000001:${port}/x`,
+      `http://127.0.0.1.:${port}/x`,
+    ]) {
       const res = await fetch(`${sb.controlUrl}/merchants/${sb.merchant.merchantId}`, {
         method: 'PATCH',
         headers: { 'content-type': 'application/json' },
@@ -172,6 +181,28 @@ describe('the sandbox never calls itself', () => {
     };
     expect(deliveries[0].attempts[0]).toMatchObject({ status: null, error: expect.stringMatching(/^not sent: .*never calls itself/) });
     expect(sb.app.sandbox.repo.merchant(kept.merchantId)).toBeDefined();
+  });
+
+  test('a probe bounced back to the sandbox by a relay is refused there too', async () => {
+    let bounced: number | null = null;
+    const relay: Server = createServer((req, res) => {
+      const target = new URL(`${sb.url}/api/v1/public/balance/check?account_no=${sb.merchant.accounts[0]}`);
+      const out = httpRequest(target, { method: 'GET', headers: { ...req.headers, ...sb.merchant.headers, host: target.host } }, (back) => {
+        bounced ??= back.statusCode ?? null;
+        back.resume();
+        back.on('end', () => res.writeHead(200).end('ok'));
+      });
+      out.end();
+      req.resume();
+    });
+    await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+    try {
+      await sb.admin.webhooks.probe(sb.merchant.merchantId, { url: `http://127.0.0.1:${(relay.address() as AddressInfo).port}/hooks` });
+      expect(bounced).toBe(403);
+    } finally {
+      relay.closeAllConnections();
+      await new Promise((resolve) => relay.close(resolve));
+    }
   });
 
   test('a delivery bounced back to the sandbox by a relay (a name it could not know) does nothing there', async () => {
@@ -215,6 +246,10 @@ describe('an inline scenario reads no file it was not given', () => {
     writeFileSync(join(dir, 'scenarios', 'main.json'), JSON.stringify({ extends: 'default', name: 'main' }));
     writeFileSync(join(dir, 'scenarios', 'slow.json'), JSON.stringify({ extends: 'default', name: 'slow' }));
     writeFileSync(join(dir, 'elsewhere', 'secrets.json'), JSON.stringify({ db_password: 'hunter2-do-not-echo' }));
+    writeFileSync(join(dir, 'scenarios', '.env'), 'AWS_SECRET=hunter2-do-not-echo\n');
+    writeFileSync(join(dir, 'scenarios', 'notes.txt'), 'hunter2-do-not-echo\n');
+    writeFileSync(join(dir, 'scenarios', 'vault.json'), JSON.stringify({ db_password: 'hunter2-do-not-echo' }));
+    writeFileSync(join(dir, 'scenarios', 'broken.json'), '{"db_password": "hunter2-do-not-echo"');
     symlinkSync(join(dir, 'elsewhere', 'secrets.json'), join(dir, 'scenarios', 'link.json'));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -227,12 +262,28 @@ describe('an inline scenario reads no file it was not given', () => {
     ['a path climbing out', '../elsewhere/secrets.json'],
     ['a file that does not exist', '/nonexistent/file.json'],
     ['a link inside pointing outside', 'link.json'],
+    ['a hidden file of the directory', '.env'],
+    ['a file of the directory that is no scenario file by its name', 'notes.txt'],
   ])('extends %s: 400, and nothing of any file in the answer', async (_what, ref) => {
     const app = await testApp({ scenario: join(dir, 'scenarios', 'main.json') });
     const res = await put(app, { extends: ref === 'OUTSIDE' ? join(dir, 'elsewhere', 'secrets.json') : ref, name: 'x' }).expect(400);
     expect(res.body.error).toMatch(/may extend a shipped scenario by name \(default, realistic\) or a file in the directory of the sandbox's --scenario file/);
     expect(res.body.error).not.toMatch(/root|hunter2|db_password|ENOENT|not valid JSON|Unexpected token/);
     expect(app.sandbox.scenario().name).toBe('main');
+  });
+
+  test.each([
+    ['a JSON file of the directory that is no scenario', 'vault.json'],
+    ['a file of the directory that is not valid JSON', 'broken.json'],
+  ])('extends %s: 400 saying so, with nothing of its content', async (_what, ref) => {
+    const app = await testApp({ scenario: join(dir, 'scenarios', 'main.json') });
+    const res = await put(app, { extends: ref, name: 'x' }).expect(400);
+    expect(res.body.error).toMatch(
+      new RegExp(
+        `/extends: ${ref.replace('.', '\\.')} (is not a valid scenario|cannot be read as a scenario file) \\(start the sandbox with it as --scenario to see why\\)`,
+      ),
+    );
+    expect(res.body.error).not.toMatch(/hunter2|db_password|Unexpected|Expected/);
   });
 
   test('a shipped name, or a file beside the --scenario file, is taken', async () => {
@@ -267,7 +318,7 @@ describe('an inline scenario reads no file it was not given', () => {
     const fixtures = JSON.parse(JSON.stringify(defaultFixtures())) as { merchants: Array<Record<string, unknown>> };
     Reflect.set(fixtures.merchants[0], 'constructor', { x: 1 });
     await expect(testApp({ fixtures: fixtures as never })).rejects.toThrow(/\/merchants\/0\/constructor: is not allowed/);
-    expect(({} as Record<string, unknown>).rules).toBeUndefined();
+    expect(app.sandbox.scenario().name).toBe('default');
   });
 
   test('an unknown field of a scenario or fixtures file lists the fields allowed there', async () => {

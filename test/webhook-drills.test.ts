@@ -240,7 +240,9 @@ describe('the webhook secret and its rotation', () => {
     const app = await sandbox();
     const notDuration = await rotate(app, { grace: 'soon' });
     expect(notDuration.status).toBe(400);
-    expect(notDuration.body.error).toBe('The grace field must be a duration of at most 30d, such as 0s, 30m, 24h or 7d.');
+    expect(notDuration.body.error).toBe(
+      'The grace field must be a duration such as 500ms, 5s, 30m, 24h or 1d, a compound such as 1h30m, or ISO 8601 such as PT1H30M, of at most 30d.',
+    );
     const tooLong = await rotate(app, { grace: '31d' });
     expect(tooLong.status).toBe(400);
     expect(tooLong.body.error).toBe('The grace field must be at most 30d (30 days).');
@@ -342,7 +344,7 @@ describe('the receiver probe', () => {
     expect(passed.body.url).toBe(good.url);
     expect(passed.body.checks.map((c: { check: string }) => c.check)).toEqual(PROBE_CHECKS);
     expect(passed.body.checks.every((c: { passed: boolean }) => c.passed)).toBe(true);
-    expect(passed.body.checks[0]).toEqual({ check: 'valid-delivery', expected: '2xx', got: '204', passed: true, detail: expect.any(String) });
+    expect(passed.body.checks[0]).toEqual({ check: 'valid-delivery', kind: 'genuine', expected: '2xx', got: '204', passed: true, detail: expect.any(String) });
     expect(good.received.map((x) => x.headers['x-sandbox-probe'])).toEqual(PROBE_CHECKS);
     expect(good.received.map((x) => x.headers['x-sandbox-delivery-id'])).toEqual(Array(6).fill(expect.stringMatching(/^whp_\d{8}$/)));
     // V2 by default; the unknown field on top.

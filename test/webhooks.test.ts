@@ -233,15 +233,23 @@ describe('delivery, retries and the outbox', () => {
 });
 
 describe('webhook chaos', () => {
-  test('duplicate: every delivery sent twice, same body, two delivery ids', async () => {
+  test('duplicate: every delivery sent again 1 s after it, same body and delivery id, signed afresh; the copy is a record of its own', async () => {
     receiver = await startReceiver();
     const app = await sandbox({ scenario: scenarioWith({ webhooks: { chaos: { duplicate: 1 } } }) });
     await initialize(app, payoutBody());
     await advanceBy(app, '5s');
+    await receiver.waitFor(1);
+    expect(receiver.received).toHaveLength(1);
+    await advanceBy(app, '1s');
     await receiver.waitFor(2);
-    expect(receiver.received[0].body).toBe(receiver.received[1].body);
-    expect(receiver.received[0].headers['x-sandbox-delivery-id']).not.toBe(receiver.received[1].headers['x-sandbox-delivery-id']);
-    expect(app.sandbox.webhooks.list({})[0].duplicate_of).toBe(receiver.received[0].headers['x-sandbox-delivery-id']);
+    const [first, again] = receiver.received;
+    expect(again.body).toBe(first.body);
+    expect(again.headers['x-sandbox-delivery-id']).toBe(first.headers['x-sandbox-delivery-id']);
+    expect(verify(again.body, again.headers['x-sandbox-signature'])).toBe(true);
+    const copy = app.sandbox.webhooks.list({})[0];
+    expect(copy.duplicate_of).toBe(first.headers['x-sandbox-delivery-id']);
+    expect(copy.delivery_id).not.toBe(copy.duplicate_of);
+    expect(copy.attempts[0].kind).toBe('duplicate');
   });
 
   test("reorder: a payout's deliveries are held until its timeline ends, then sent newest first", async () => {
@@ -251,6 +259,10 @@ describe('webhook chaos', () => {
     await advanceBy(app, '5s');
     expect(receiver.received).toHaveLength(0);
     await advanceBy(app, '1h');
+    await receiver.waitFor(1);
+    // Newest first, one second apart.
+    expect(receiver.received).toHaveLength(1);
+    await advanceBy(app, '1s');
     await receiver.waitFor(2);
     expect(receiver.bodies().map((b) => b.transaction.status)).toEqual(['Success', 'Unknown']);
   });
@@ -285,7 +297,7 @@ describe('webhook chaos', () => {
     });
     await initialize(app, payoutBody({ client_ref_id: 'DUP000001' }));
     await initialize(app, payoutBody({ client_ref_id: 'ONE000001' }));
-    await advanceBy(app, '5s');
+    await advanceBy(app, '6s');
     await receiver.waitFor(3);
     const refs = receiver
       .bodies()

@@ -93,6 +93,7 @@ export class WebhookAdmin {
       keys: merchantKeys(m, now),
       body: probeBody(syntheticPayout(merchantId, van, now), m.webhook_version ?? 'v2'),
       timeoutMs: this.sb.scenario().webhooks.timeoutMs,
+      sending: (id) => this.sb.webhooks.markSending(id),
     });
     // The merchant may have been reset or restored while the probe ran: the run is kept only if it is still there.
     if (this.sb.repo.merchant(merchantId)) {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { parseDuration } from '../duration.js';
+import { DURATION_FORMS, parseDuration } from '../duration.js';
 import { clientOf, EXIT, runVerb, type SandboxClient, verbCommand } from './http.js';
 
 /**
@@ -12,7 +12,7 @@ type Conn = { url: string; adminToken?: string };
 
 function duration(value: string): string {
   const ms = parseDuration(value);
-  if (ms === null || ms <= 0) throw new InvalidArgumentError('must be a duration above 0, such as 500ms, 5s, 30m, 24h or 1d.');
+  if (ms === null || ms <= 0) throw new InvalidArgumentError(`must be above 0: ${DURATION_FORMS}.`);
   return value;
 }
 
@@ -27,7 +27,7 @@ const merchantPath = (id: string | undefined) => (id === undefined ? '' : `/merc
 /** `advance <duration> [--merchant ID] [--settle] [--json]`: the manual clock (the sandbox's, or one merchant's own) moved on. */
 export function advance(argv: string[]): Promise<never> {
   const program = verbCommand('advance', "Moves the sandbox's manual clock (or one merchant's) on, running everything due in order.")
-    .argument('<duration>', 'how far: 500ms, 5s, 30m, 24h, 1d', duration)
+    .argument('<duration>', 'how far: 500ms, 5s, 30m, 24h, 1d, 1h30m or PT1H30M', duration)
     .option('--merchant <id>', "move only this merchant's clock")
     .option('--settle', 'then wait for the webhook attempts it started (POST /__sandbox/webhooks/settle)')
     .option('--json', 'print the clock as JSON');
@@ -104,26 +104,70 @@ export function coverage(argv: string[]): Promise<never> {
 
 const SEVERITIES = ['high', 'medium', 'low'] as const;
 
+/** The review as the control API answers it (docs/review.md): only what the verb prints and gates on. */
 interface ReviewReport {
   merchant_id: string | null;
-  summary: Record<(typeof SEVERITIES)[number], number>;
-  findings: Array<{ rule: string; severity: string; title: string; detail: string; advice: string; merchant_id?: string }>;
+  summary: Record<(typeof SEVERITIES)[number], number> & { verdict: string; rules: { failed: number; passed: number; unproven: number } };
+  findings: Array<{
+    rule: string;
+    severity: string;
+    title: string;
+    payment: string;
+    occurrences: number;
+    detail: string;
+    advice: string;
+    merchant_id?: string;
+  }>;
+  findings_total: number;
+  rules: Array<{ rule: string; severity: string; result: string; findings: number; how_to_exercise?: string }>;
 }
 
 function reviewText(r: ReviewReport): string {
-  const lines = [`Integration review${r.merchant_id ? ` of ${r.merchant_id}` : ''}: ${r.summary.high} high, ${r.summary.medium} medium, ${r.summary.low} low`];
+  const s = r.summary;
+  const lines = [
+    `Integration review${r.merchant_id ? ` of ${r.merchant_id}` : ''}: ${s.verdict} (${s.rules.failed} rules failed, ${s.rules.passed} passed, ${s.rules.unproven} not proven; findings: ${s.high} high, ${s.medium} medium, ${s.low} low)`,
+  ];
   for (const f of r.findings) {
-    lines.push('', `[${f.severity}] ${f.rule}${f.merchant_id ? ` (${f.merchant_id})` : ''}: ${f.title}`, `  ${f.detail}`, `  fix: ${f.advice}`);
+    lines.push(
+      '',
+      `[${f.severity}] ${f.rule}${f.merchant_id ? ` (${f.merchant_id})` : ''}: ${f.payment} (${f.occurrences}×)`,
+      `  ${f.detail}`,
+      `  fix: ${f.advice}`,
+    );
+  }
+  if (r.findings.length < r.findings_total)
+    lines.push('', `(${r.findings.length} of ${r.findings_total} findings shown: --format json with the control API's ?offset= pages them)`);
+  const unproven = r.rules.filter((x) => x.result === 'unproven');
+  if (unproven.length > 0) {
+    lines.push('', 'Not proven (never arose in this run):');
+    for (const x of unproven) lines.push(`  [${x.severity}] ${x.rule}: ${x.how_to_exercise ?? ''}`);
   }
   return `${lines.join('\n')}\n`;
 }
 
-/** `review [--merchant ID] [--fail-on high|medium|low] [--format text|json|markdown|junit]`: exit 4 at or above --fail-on. */
+/** Why a --fail-on gate fails, or null: findings at or above the severity (`unproven`: a high finding, or a high rule not proven). */
+function reviewGate(r: ReviewReport, failOn: (typeof SEVERITIES)[number] | 'unproven'): string | null {
+  const threshold = failOn === 'unproven' ? 'high' : failOn;
+  const counted = SEVERITIES.slice(0, SEVERITIES.indexOf(threshold) + 1).reduce((n, s) => n + r.summary[s], 0);
+  const unproven = failOn === 'unproven' ? r.rules.filter((x) => x.result === 'unproven' && x.severity === 'high').map((x) => x.rule) : [];
+  const parts = [
+    counted > 0 ? `${counted} finding${counted === 1 ? '' : 's'} of severity ${threshold} or above` : '',
+    unproven.length > 0 ? `${unproven.length} high rule${unproven.length === 1 ? '' : 's'} not proven (${unproven.join(', ')})` : '',
+  ].filter(Boolean);
+  return parts.length === 0 ? null : parts.join('; ');
+}
+
+/** `review [--merchant ID] [--fail-on high|medium|low|unproven] [--format text|json|markdown|junit]`: exit 4 at or above --fail-on. */
 export function review(argv: string[]): Promise<never> {
   const program = verbCommand('review', 'Prints the integration review (docs/review.md); exits 4 with a finding at or above --fail-on.')
     .option('--merchant <id>', "one merchant's (default: every merchant's findings)")
     .addOption(new Option('--format <format>', 'how to print it').choices(['text', 'json', 'markdown', 'junit']).default('text'))
-    .addOption(new Option('--fail-on <severity>', 'exit 4 when a finding of this severity or above exists').choices([...SEVERITIES]));
+    .addOption(
+      new Option('--fail-on <severity>', 'exit 4 when a finding of this severity or above exists (unproven: or a high rule is not proven)').choices([
+        ...SEVERITIES,
+        'unproven',
+      ]),
+    );
   return runVerb(argv, 1, program, async (o) => {
     const client: SandboxClient = clientOf(o as Conn);
     const base = merchantPath(o.merchant as string | undefined) ? `${merchantPath(o.merchant as string)}/review` : '/review';
@@ -132,13 +176,11 @@ export function review(argv: string[]): Promise<never> {
     if (format === 'json') process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
     else if (format === 'text') process.stdout.write(reviewText(report));
     else process.stdout.write(await client.controlText(`${base}?format=${format}`));
-    const failOn = o.failOn as (typeof SEVERITIES)[number] | undefined;
+    const failOn = o.failOn as (typeof SEVERITIES)[number] | 'unproven' | undefined;
     if (failOn === undefined) return 0;
-    const counted = SEVERITIES.slice(0, SEVERITIES.indexOf(failOn) + 1).reduce((n, s) => n + report.summary[s], 0);
-    if (counted > 0) {
-      process.stderr.write(`payout-sandbox review: ${counted} finding${counted === 1 ? '' : 's'} of severity ${failOn} or above\n`);
-      return EXIT.review;
-    }
-    return 0;
+    const failed = reviewGate(report, failOn);
+    if (failed === null) return 0;
+    process.stderr.write(`payout-sandbox review: ${failed}\n`);
+    return EXIT.review;
   });
 }

@@ -121,9 +121,9 @@ export class SandboxClient {
     return new VerbError(`the sandbox refused ${what} (HTTP ${res.status}): ${message || res.statusText}${hint}`);
   }
 
-  private async controlFetch(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<Response> {
+  private async controlFetch(method: string, path: string, body?: unknown, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
     await this.reach();
-    const headers: Record<string, string> = { ...this.authHeaders(), Accept: 'application/json' };
+    const headers: Record<string, string> = { ...this.authHeaders(), Accept: 'application/json', ...extra };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     try {
       return await fetch(`${this.controlUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
@@ -148,8 +148,8 @@ export class SandboxClient {
   }
 
   /** An open event stream of the control API (server-sent events); a refusal throws its message. */
-  async stream(path: string, signal: AbortSignal): Promise<Response> {
-    const res = await this.controlFetch('GET', path, undefined, signal);
+  async stream(path: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Response> {
+    const res = await this.controlFetch('GET', path, undefined, signal, headers);
     if (!res.ok) throw await this.refusal(res, `GET /__sandbox${path.split('?')[0]}`);
     return res;
   }

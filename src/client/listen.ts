@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
 import { InvalidArgumentError, Option } from 'commander';
+import { LISTENER_HEADER } from '../contract/envelopes.js';
 import { clientOf, EXIT, reason, runVerb, type SandboxClient, serverSentEvents, VerbError, verbCommand } from './http.js';
 import { merchantOf } from './outcomes.js';
 
@@ -97,7 +98,9 @@ export function main(argv: string[]): Promise<never> {
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
-    const res = await client.stream(`/merchants/${encodeURIComponent(merchantId)}/webhooks/listen?forward_to=${encodeURIComponent(url)}`, controller.signal);
+    const res = await client.stream(`/merchants/${encodeURIComponent(merchantId)}/webhooks/listen?forward_to=${encodeURIComponent(url)}`, controller.signal, {
+      [LISTENER_HEADER]: 'payout-sandbox listen',
+    });
     try {
       for await (const { event, data } of serverSentEvents(res)) {
         if (event === 'attached') {

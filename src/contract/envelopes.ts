@@ -2,6 +2,11 @@ import type { ErrorCode } from '../errors.js';
 
 /** Names the scenario rule that decided a response (sandbox-only information stays in headers). */
 export const SANDBOX_RULE_HEADER = 'X-Sandbox-Rule';
+/**
+ * Sent by `payout-sandbox listen` to attach (a GET that changes where a merchant's webhooks go): a
+ * web page cannot add a header of its own to a cross-site request without asking first.
+ */
+export const LISTENER_HEADER = 'X-Sandbox-Listener';
 
 /** Envelope A: credential, rate-limit, validation and transport failures. HTTP status = http_code. */
 export function envelopeA(httpCode: number, message: string) {

@@ -45,7 +45,7 @@ export function transitionPayout(ctx: DomainContext, payout: Payout, status: Pay
   payout.status = status;
   payout.bank_res_msg = bankResMsg ?? DEFAULT_BANK_MESSAGES[status];
   payout.updated_at = now;
-  payout.history.push({ status, at: now, bank_res_msg: payout.bank_res_msg });
+  payout.history.push({ status, at: now, bank_res_msg: payout.bank_res_msg, real_at: Date.now() });
   if (status === 'Success' && payout.bank_ref_number === '') payout.bank_ref_number = ctx.random.digits(12);
   if (status === 'Failed') {
     refund(ctx, payout, now);

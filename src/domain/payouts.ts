@@ -176,7 +176,7 @@ export function initializePayout(ctx: DomainContext, merchant: Merchant, req: Pa
     remarks: req.remarks,
     created_at: now,
     updated_at: now,
-    history: [{ status: plan.initialStatus, at: now, bank_res_msg: '' }],
+    history: [{ status: plan.initialStatus, at: now, bank_res_msg: '', real_at: Date.now() }],
     refunded: false,
     rule: plan.rule,
     ...(plan.lagMs ? { visible_at: now + plan.lagMs } : {}),

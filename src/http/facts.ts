@@ -8,6 +8,9 @@ import type { ReviewFact } from '../store/state.js';
 import type { OperationName } from '../vocab.js';
 
 type Input = Record<string, unknown>;
+
+/** What marks an initialize as an intended repeat of a payment (docs/review.md, "Intended repeats"). */
+export const REPEAT_MARK = /#repeat\b/i;
 const text = (v: unknown) => (v === undefined || v === null ? '' : String(v));
 
 /** To whom an initialize that made no payout would have paid: the account and IFSC (a beneficiary's own, when it names one it has). */
@@ -70,6 +73,7 @@ export function recordFact(sb: Sandbox, res: Response): void {
   const fact: ReviewFact = {
     seq: 0,
     at,
+    real_at: (locals.arrivedReal as number | undefined) ?? Date.now(),
     op,
     request_id: requestId,
     status,
@@ -92,6 +96,7 @@ export function recordFact(sb: Sandbox, res: Response): void {
     bene_status:
       initialize && input.beneficiary_id !== undefined ? (sb.repo.beneficiary(merchantId, text(input.beneficiary_id))?.status ?? 'unknown') : undefined,
     payout_status: payoutStatus,
+    intended: initialize && REPEAT_MARK.test(text(input.remarks)) ? true : undefined,
     repeats: undefined,
     last_at: undefined,
     last_request_id: undefined,

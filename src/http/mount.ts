@@ -137,6 +137,7 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
       res.locals.merchant = merchant;
       res.locals.op = op.name;
       res.locals.arrivedAt = sb.clocks.now(merchant.merchant_id);
+      res.locals.arrivedReal = Date.now();
       res.locals.call = { req, res, merchant, input: read(req) };
     };
     // The operation, unless a fault rule or chaos decides otherwise (no rule, no chaos: no question asked).

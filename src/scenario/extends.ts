@@ -1,8 +1,9 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import { forbiddenKeyPath } from '../contract/validate.js';
+import { forbiddenKeyPath, schemaErrors } from '../contract/validate.js';
 import { readDocument } from '../input-file.js';
 import { PACKAGE_ROOT } from '../version.js';
+import { ScenarioSchema } from './schema.js';
 import { ScenarioError } from './types.js';
 
 /** A shipped scenario's name (`default`, `realistic`): `extends` takes one, or a file's path. */
@@ -76,7 +77,11 @@ async function baseFile(ref: string, from: string | null, policy: ExtendsPolicy 
   );
   if (policy.within === null) throw refused;
   const file = resolve(policy.within, ref);
-  if (!(await inside(policy.within, file))) throw refused;
+  // A scenario file by its extension, and nothing hidden (.env, .git/…): no other file of that directory is read.
+  const hidden = relative(policy.within, file)
+    .split(sep)
+    .some((part) => part.startsWith('.'));
+  if (hidden || !/\.(json|ya?ml)$/i.test(file) || !(await inside(policy.within, file))) throw refused;
   return file;
 }
 
@@ -95,8 +100,19 @@ export async function resolveExtends(value: unknown, source: string | null, chai
   const file = await baseFile(value.extends, source, policy, where);
   if (chain.includes(file) || file === source) throw new ScenarioError(`${where}: /extends: a cycle (${[...chain, source ?? 'inline', file].join(' → ')})`);
   if (chain.length >= MAX_DEPTH) throw new ScenarioError(`${where}: /extends: more than ${MAX_DEPTH} scenarios deep`);
-  const { value: base } = await readDocument(file, 'scenario', (m) => new ScenarioError(`${where}: /extends: ${m}`), { yaml: true });
-  const resolved = await resolveExtends(base, file, [...chain, source ?? 'inline']);
-  if (!isObject(resolved)) throw new ScenarioError(`${where}: /extends: ${file} is not a scenario (not an object)`);
+  // Through the control API, a base that cannot be read or is no scenario is refused without a word of its content.
+  const opaque = (why: string) => new ScenarioError(`${where}: /extends: ${value.extends} ${why} (start the sandbox with it as --scenario to see why)`);
+  const { value: base } = await readDocument(
+    file,
+    'scenario',
+    (m) => (policy === undefined ? new ScenarioError(`${where}: /extends: ${m}`) : opaque('cannot be read as a scenario file')),
+    { yaml: true },
+  );
+  const resolved = await resolveExtends(base, file, [...chain, source ?? 'inline']).catch((err: unknown) => {
+    throw policy === undefined ? err : opaque('is not a valid scenario');
+  });
+  if (!isObject(resolved))
+    throw policy === undefined ? new ScenarioError(`${where}: /extends: ${file} is not a scenario (not an object)`) : opaque('is not a scenario');
+  if (policy !== undefined && schemaErrors(ScenarioSchema, resolved) !== null) throw opaque('is not a valid scenario');
   return mergeScenario(resolved, value);
 }

@@ -28,6 +28,8 @@ export interface DeliveryAttempt {
   n: number;
   /** Sandbox time the attempt started. */
   at: number;
+  /** Real time it was sent (ms since the epoch; absent in older files): orders attempts of one sandbox instant, and dates the timestamp it carried. */
+  real_at?: number;
   /** The receiver's HTTP status, or null when there was none. */
   status: number | null;
   error: string | null;
@@ -53,7 +55,7 @@ export interface WebhookDelivery {
   body: Record<string, unknown>;
   /** Chaos: signed with a wrong key, on purpose. */
   wrong_signature: boolean;
-  /** Chaos: the second copy of `duplicate_of`. */
+  /** Chaos: a copy of `duplicate_of`, sent under its delivery id after it. */
   duplicate_of: string | null;
   /** Chaos: held and sent after later deliveries of its payout (reorder). */
   reordered?: boolean;
@@ -150,6 +152,8 @@ export interface PayoutTransition {
   status: PayoutStatus;
   at: number;
   bank_res_msg: string;
+  /** Real time it was taken (ms since the epoch; absent in older files): orders it against what happened at the same sandbox instant. */
+  real_at?: number;
 }
 
 export interface Payout {
@@ -257,6 +261,8 @@ export interface ReviewFact {
   /** The order facts were recorded in, across merchants. */
   seq: number;
   at: number;
+  /** Real time the request arrived (ms since the epoch; absent in older files): a Retry-After is waited out on either clock. */
+  real_at?: number;
   op: OperationName;
   /** The request's X-Request-Id: the evidence a finding names. */
   request_id: string;
@@ -276,6 +282,8 @@ export interface ReviewFact {
   amount?: number;
   /** Initialize by beneficiary id: the beneficiary's status when it was asked. */
   bene_status?: string;
+  /** Initialize: its remarks say `#repeat` (an intended repeat of a payment, never judged a double payout). */
+  intended?: boolean;
   /** Status check: the payout status answered. */
   payout_status?: string;
   /** A 429 or 503: the Retry-After given, in seconds. */

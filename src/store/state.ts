@@ -95,6 +95,8 @@ export interface OutageRecord {
 /** One check of a receiver probe: what was sent, what a correct receiver answers, what came. */
 export interface ProbeCheck {
   check: string;
+  /** What its request was, in the table of delivery kinds (webhooks/kinds.ts; absent in older files). */
+  kind?: string;
   expected: string;
   got: string;
   passed: boolean;

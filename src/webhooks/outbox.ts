@@ -7,9 +7,11 @@ import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import type { AttemptKind, DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { type DeliveryFilter, DeliveryIndex } from './delivery-index.js';
 import { Endpoints } from './endpoints.js';
+import { attemptKind, seenIdOf } from './kinds.js';
 import { Listeners } from './listeners.js';
+import { SelfAddresses } from './self.js';
 import { is2xx, post } from './send.js';
-import { deliveryHeaders, merchantKeys, TIMESTAMP_HEADER, unixNow, WRONG_KEYS } from './signing.js';
+import { DELIVERY_HEADER, deliveryHeaders, merchantKeys, TIMESTAMP_HEADER, unixNow, WRONG_KEYS } from './signing.js';
 import { targetAllowed } from './targets.js';
 
 export { SIGNATURE_HEADER, SIGNATURE_V2_HEADER, signatureV2, signBody, TIMESTAMP_HEADER, verifySignatureV2 } from './signing.js';
@@ -20,16 +22,16 @@ export const STALE_AGE_S = 15 * 60;
 /** Chaos replay: how long after the captured attempt (sandbox time) it is sent again. */
 export const REPLAY_AFTER_MS = 10 * 60_000;
 
+/** Chaos reorder: how far apart (sandbox time) a payout's held deliveries go out, newest first. */
+export const REORDER_GAP_MS = 1_000;
+
+/** Chaos duplicate: how long after its original's first attempt ended (sandbox time) the copy goes, under the same delivery id. */
+export const DUPLICATE_AFTER_MS = 1_000;
+
 /** The attempts whose failures say the endpoint is unhealthy: correctly signed, fresh, events of their own. */
 const HEALTH_KINDS: ReadonlySet<AttemptKind> = new Set(['genuine', 'duplicate']);
 
-/** What attempt `n` of a delivery is: a replayed capture, forged, stale (chaos, first attempt only), a duplicate, or genuine. */
-export function attemptKind(d: WebhookDelivery, n: number): AttemptKind {
-  if (d.replay_of) return 'replay';
-  if (d.wrong_signature) return 'forged';
-  if (d.stale_timestamp && n === 1) return 'stale';
-  return d.duplicate_of !== null ? 'duplicate' : 'genuine';
-}
+export { attemptKind } from './kinds.js';
 
 /** What a delivery is, as listed (older records carry no kind). */
 export function deliveryKind(d: WebhookDelivery): AttemptKind {
@@ -66,6 +68,10 @@ export class WebhookOutbox {
   readonly endpoints: Endpoints;
   /** `payout-sandbox listen` attached as merchants' receivers: their attempts go to it (listeners.ts). */
   readonly listeners = new Listeners();
+  /** Where the sandbox itself listens: no attempt goes there (self.ts). */
+  readonly self = new SelfAddresses();
+  /** The delivery ids of the attempts being sent now (a duplicate shares its original's), by how many: one that reaches the sandbox's own app is refused there. */
+  private readonly sending = new Map<string, number>();
 
   constructor(private readonly ctx: OutboxContext) {
     this.endpoints = new Endpoints(ctx.repo);
@@ -138,7 +144,9 @@ export class WebhookOutbox {
       d.kind = attemptKind(d, 1);
       this.ctx.repo.put('webhook_deliveries', d.delivery_id, d);
       this.index.add(d);
-      if (d.state === 'pending') this.scheduleAttempt(d, now + chaos.delayMs);
+      // A duplicate goes once its original's first attempt has ended (recordAttempt), so the receiver
+      // has answered the id before it sees it again; held (reorder), it goes out with the others.
+      if (d.state === 'pending' && duplicateOf === null) this.scheduleAttempt(d, now + chaos.delayMs);
       return d;
     };
     const first = make(null);
@@ -147,21 +155,25 @@ export class WebhookOutbox {
     if (chaos.reorder && payout.next_step === null) this.releaseHeld(payout.ref_id, now + chaos.delayMs);
   }
 
-  /** Reorder chaos: once a payout's timeline has ended, its held deliveries go out newest first. */
+  /**
+   * Reorder chaos: once a payout's timeline has ended, its held deliveries go out newest first,
+   * REORDER_GAP_MS apart (sandbox time): on a manual clock an advance runs them in that order
+   * (an attempt slower than the advance's wait may still be under way when the next goes).
+   */
   private releaseHeld(refId: string, at: number): void {
     const held = this.index
       .ofPayout(refId)
       .map((id) => this.deliveries[id])
       .filter((d) => d.state === 'held');
     const disabled = held.length > 0 && this.endpoints.disabled(held[0].merchant_id);
-    for (const d of held.reverse()) {
+    for (const [i, d] of held.reverse().entries()) {
       d.reordered = true;
       if (disabled) {
         d.state = 'undelivered';
         this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
       } else {
         d.state = 'pending';
-        this.scheduleAttempt(d, at);
+        this.scheduleAttempt(d, at + i * REORDER_GAP_MS);
       }
     }
   }
@@ -235,7 +247,7 @@ export class WebhookOutbox {
       kind === 'replay' && d.captured_headers
         ? d.captured_headers
         : deliveryHeaders(
-            d.delivery_id,
+            seenIdOf(d),
             n,
             raw,
             kind === 'forged' || !merchant ? WRONG_KEYS : merchantKeys(merchant, at),
@@ -246,18 +258,52 @@ export class WebhookOutbox {
     const generation = this.generations.of(d.merchant_id);
     // While a listener is attached, the attempt goes to it instead (whatever the target).
     const relay = this.listeners.transport(d.merchant_id, d.target_url);
-    const sent = relay
-      ? await relay.send(raw, headers, timeoutMs, controller)
-      : targetAllowed(d.target_url, this.ctx.allow)
-        ? await post(d.target_url, raw, headers, timeoutMs, controller)
-        : { status: null, error: `target not allowed by --webhook-allow: ${hostOf(d.target_url)}`, latency_ms: 0 };
+    const sentAt = Date.now();
+    const sent = relay ? await relay.send(raw, headers, timeoutMs, controller) : await this.post(d, raw, headers, timeoutMs, controller);
     this.inFlight.delete(controller);
     // Shutting down (resumed at the next start), or the state was replaced under it.
     if (controller.signal.aborted && this.closing) return;
     if (generation !== this.generations.of(d.merchant_id)) return;
-    const attempt: DeliveryAttempt = { n, at, ...sent, signature_valid: !d.wrong_signature, kind, timestamp: Number(headers[TIMESTAMP_HEADER]) };
+    const attempt: DeliveryAttempt = {
+      n,
+      at,
+      real_at: sentAt,
+      ...sent,
+      signature_valid: !d.wrong_signature,
+      kind,
+      timestamp: Number(headers[TIMESTAMP_HEADER]),
+    };
     if (relay) attempt.listener = relay.via;
     await this.recordAttempt(d, attempt, headers);
+  }
+
+  /** An attempt to the delivery's URL: refused unsent when --webhook-allow does not allow it or when it is the sandbox's own address. */
+  private async post(d: WebhookDelivery, raw: string, headers: Record<string, string>, timeoutMs: number, controller: AbortController) {
+    if (!targetAllowed(d.target_url, this.ctx.allow))
+      return { status: null, error: `target not allowed by --webhook-allow: ${hostOf(d.target_url)}`, latency_ms: 0 };
+    const self = await this.self.problem(d.target_url);
+    if (self !== null) return { status: null, error: `not sent: ${self}`, latency_ms: 0 };
+    const done = this.markSending(headers[DELIVERY_HEADER] as string);
+    try {
+      return await post(d.target_url, raw, headers, timeoutMs, controller);
+    } finally {
+      done();
+    }
+  }
+
+  /** A request of the sandbox's own under this delivery id is under way (an attempt, a probe's): until the returned function is called. */
+  markSending(id: string): () => void {
+    this.sending.set(id, (this.sending.get(id) ?? 0) + 1);
+    return () => {
+      const left = (this.sending.get(id) ?? 1) - 1;
+      if (left > 0) this.sending.set(id, left);
+      else this.sending.delete(id);
+    };
+  }
+
+  /** Whether a request carrying this delivery id is one of this sandbox's own attempts (it reached the sandbox itself). */
+  isOwnAttempt(deliveryId: string): boolean {
+    return this.sending.has(deliveryId);
   }
 
   /**
@@ -288,12 +334,23 @@ export class WebhookOutbox {
     }
     // Chaos replay: the first request that got an answer is the captured one.
     if (d.replay_planned && status !== null) this.planReplay(d, headers, at);
+    if (n === 1) this.releaseDuplicates(d, at);
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error, kind: attempt.kind }, 'webhook attempt');
     if (d.state === 'delivered' || d.state === 'failed') {
       this.index.finished(d);
       this.retain(d.merchant_id);
     }
     await this.ctx.persist();
+  }
+
+  /** Chaos duplicate: the copies of `d` waiting for its first attempt to end go DUPLICATE_AFTER_MS after it. */
+  private releaseDuplicates(d: WebhookDelivery, at: number): void {
+    for (const id of this.index.ofPayout(d.ref_id)) {
+      const copy = own(this.deliveries, id);
+      if (copy?.duplicate_of === d.delivery_id && copy.state === 'pending' && copy.next_attempt === null && copy.attempts.length === 0) {
+        this.scheduleAttempt(copy, at + DUPLICATE_AFTER_MS);
+      }
+    }
   }
 
   /** Chaos replay: a copy of `d`'s captured request (same bytes and headers), sent once, REPLAY_AFTER_MS later. */
@@ -399,9 +456,17 @@ export class WebhookOutbox {
   resume(): void {
     const items = this.ctx.repo.state.scheduler.items;
     for (const d of Object.values(this.deliveries)) {
+      if (this.waitsForOriginal(d)) continue;
       if (d.state === 'pending' && (d.next_attempt === null || !items[d.next_attempt])) this.scheduleAttempt(d, this.ctx.clocks.now(d.merchant_id));
       if (d.state === 'held' && this.ctx.repo.state.payouts[d.ref_id]?.next_step === null) this.releaseHeld(d.ref_id, this.ctx.clocks.now(d.merchant_id));
     }
+  }
+
+  /** A chaos duplicate whose original has not made its first attempt yet: it goes after it (releaseDuplicates). */
+  private waitsForOriginal(d: WebhookDelivery): boolean {
+    if (d.duplicate_of === null || d.attempts.length > 0 || d.state !== 'pending') return false;
+    const original = own(this.deliveries, d.duplicate_of);
+    return original !== undefined && original.attempts.length === 0 && original.state === 'pending';
   }
 
   list(filter: DeliveryFilter): WebhookDelivery[] {

@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { statusCheckBody, webhookV1Body } from '../contract/records.js';
 import type { ApiVersion, Payout, ProbeCheck } from '../store/state.js';
+import { type DeliveryKind, KINDS } from './kinds.js';
 import { is2xx, is4xx, post, type Sent } from './send.js';
 import { deliveryHeaders, PROBE_HEADER, type SigningKeys, unixNow, WRONG_KEYS } from './signing.js';
 
@@ -28,6 +29,8 @@ export interface ProbeTarget {
   body: Record<string, unknown>;
   /** The webhook timeout: each request's, and what answer-time holds the receiver to. */
   timeoutMs: number;
+  /** Told of each request before it goes (its delivery id); the function it answers is called when it has ended (the sandbox refuses its own requests that come back). */
+  sending?: (deliveryId: string) => () => void;
 }
 
 export interface ProbeResult {
@@ -38,47 +41,57 @@ export interface ProbeResult {
 
 type Want = '2xx' | '4xx' | 'answer';
 
-/** One check: what it sends, what a correct receiver answers, and what to do when it does not. */
+/** One check: what it sends (a kind of delivery), what a correct receiver answers, and what to do when it does not. */
 interface Question {
   check: ProbeCheckName;
+  kind: DeliveryKind;
   want: Want;
   sent: string;
   fix: string;
 }
 
+/** What a correct receiver answers to a kind, from the one table (webhooks/kinds.ts). */
+const wantOf = (kind: DeliveryKind): Want => (KINDS[kind].correct === '4xx' ? '4xx' : '2xx');
+
 const QUESTIONS: Record<ProbeCheckName, Question> = {
   'valid-delivery': {
     check: 'valid-delivery',
-    want: '2xx',
+    kind: 'genuine',
+    want: wantOf('genuine'),
     sent: 'a genuine delivery, correctly signed, fresh timestamp',
     fix: "acknowledge (2xx) every genuine delivery: verify with the merchant's webhook secret over the raw body",
   },
   'forged-signature': {
     check: 'forged-signature',
-    want: '4xx',
+    kind: 'forged',
+    want: wantOf('forged'),
     sent: 'the same body, both signatures made with a wrong key',
     fix: 'verify X-Sandbox-Signature-V2 and refuse (401) a request it does not verify',
   },
   'stale-timestamp': {
     check: 'stale-timestamp',
-    want: '4xx',
-    sent: `correctly signed, X-Sandbox-Timestamp ${PROBE_STALE_AGE_S} s old`,
+    kind: 'stale',
+    want: wantOf('stale'),
+    sent: `a new delivery id, correctly signed, X-Sandbox-Timestamp ${PROBE_STALE_AGE_S} s old`,
     fix: 'refuse (401) a timestamp more than 300 s from your clock: it may be a captured request sent again',
   },
   'duplicate-delivery': {
     check: 'duplicate-delivery',
-    want: '2xx',
-    sent: 'the genuine delivery again, same delivery id',
+    kind: 'duplicate',
+    want: wantOf('duplicate'),
+    sent: 'the genuine delivery again, same delivery id, signed afresh',
     fix: 'acknowledge (2xx) a delivery id seen before, without acting on it again',
   },
   'unknown-field': {
     check: 'unknown-field',
-    want: '2xx',
+    kind: 'genuine',
+    want: wantOf('genuine'),
     sent: `a genuine delivery with an extra top-level field (${PROBE_UNKNOWN_FIELD})`,
     fix: 'ignore fields you do not know: the API may add some',
   },
   'answer-time': {
     check: 'answer-time',
+    kind: 'duplicate',
     want: 'answer',
     sent: 'the genuine delivery again',
     fix: 'answer within the webhook timeout (do the work after answering): a late answer is a failed attempt, sent again',
@@ -99,7 +112,7 @@ function expectedOf(want: Want, timeoutMs: number): string {
 function judge(q: Question, sent: Sent, timeoutMs: number): ProbeCheck {
   const expected = expectedOf(q.want, timeoutMs);
   const got = sent.status === null ? 'no answer' : q.want === 'answer' ? `${sent.status} in ${sent.latency_ms} ms` : String(sent.status);
-  const base = { check: q.check, expected, got };
+  const base = { check: q.check, kind: q.kind, expected, got };
   if (sent.status === null) return { ...base, passed: false, detail: sent.error ?? 'no answer' };
   const passed = q.want === '2xx' ? is2xx(sent.status) : q.want === '4xx' ? is4xx(sent.status) : sent.latency_ms <= timeoutMs;
   if (passed) return { ...base, passed, detail: `${q.sent}: answered as it should be` };
@@ -114,7 +127,12 @@ export async function probeReceiver(target: ProbeTarget): Promise<ProbeResult> {
   const genuineId = probeId();
   const ask = async (check: ProbeCheckName, id: string, n: number, text: string, signWith: SigningKeys, ageS = 0) => {
     const headers = { ...deliveryHeaders(id, n, text, signWith, unixNow() - ageS), [PROBE_HEADER]: check };
-    return judge(QUESTIONS[check], await post(url, text, headers, timeoutMs), timeoutMs);
+    const done = target.sending?.(id);
+    try {
+      return judge(QUESTIONS[check], await post(url, text, headers, timeoutMs), timeoutMs);
+    } finally {
+      done?.();
+    }
   };
   const extra = JSON.stringify({ ...body, [PROBE_UNKNOWN_FIELD]: 'a field added by a later version of the API' });
   const checks: ProbeCheck[] = [];

@@ -10,10 +10,17 @@ export interface Bound {
 
 const WILDCARDS = new Set(['0.0.0.0', '::']);
 
-/** `::ffff:127.0.0.1` → `127.0.0.1`; lower case; no brackets. */
-function plain(address: string): string {
+/** `::ffff:127.0.0.1` and `::ffff:7f00:1` (how a URL writes it) → `127.0.0.1`; lower case; no brackets. */
+export function plain(address: string): string {
   const a = address.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return a.startsWith('::ffff:') && isIP(a.slice(7)) === 4 ? a.slice(7) : a;
+  if (a.startsWith('::ffff:') && isIP(a.slice(7)) === 4) return a.slice(7);
+  const hex = /^(?:::|(?:0{1,4}:){5})ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(a);
+  if (hex) {
+    const hi = Number.parseInt(hex[1] as string, 16);
+    const lo = Number.parseInt(hex[2] as string, 16);
+    return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+  }
+  return a;
 }
 
 const isLoopbackAddress = (a: string) => a === '::1' || /^127\./.test(a);

@@ -2,9 +2,11 @@ import type { Sandbox } from '../../admin/sandbox.js';
 import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { initializeResult, statusCheckBody } from '../../contract/records.js';
 import type { InitializePayoutRequest, PayoutStatusRequest } from '../../contract/schemas.js';
+import type { FaultDecision } from '../../domain/faults.js';
 import { noteStatusCheck } from '../../domain/lifecycle.js';
 import { foundPayout, initializePayout, lookupPayout } from '../../domain/payouts.js';
-import { MESSAGES, RequestError } from '../../errors.js';
+import { formatDuration } from '../../duration.js';
+import { MESSAGES, RequestError, transportMessage } from '../../errors.js';
 import { toPaise } from '../../money.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
 import { type Call, callOf, type OperationHandler, type OperationHandlers } from '../mount.js';
@@ -15,8 +17,16 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
   return {
     handle: async ({ req, res, merchant, input }) => {
       const { payout, rule, fault } = initializePayout(sb, merchant, { ...input, amount: toPaise(input.amount) }, version);
+      // A fault rule (or chaos) that answers after the payout is made: the payout says how it was answered, the header names the fault.
+      const decided = res.locals.fault as FaultDecision | undefined;
+      if (decided?.effect === 'hold' || decided?.effect === 'error_500_after') {
+        payout.initialize_fault =
+          decided.effect === 'hold'
+            ? { type: 'delay', http_code: null, message: `answer held ${formatDuration(decided.holdMs)} (${decided.rule})` }
+            : { type: 'error', http_code: 500, message: transportMessage(500) };
+      }
       await sb.repo.persist();
-      res.set(SANDBOX_RULE_HEADER, rule);
+      if (!decided) res.set(SANDBOX_RULE_HEADER, rule);
       res.locals.refId = payout.ref_id;
       if (fault) sb.events.behaviour(merchant.merchant_id, `fault.${rule}`);
       // A scripted fault after the payout was created: the client sees it, the payout lives on.

@@ -1,6 +1,8 @@
 import type { Request } from 'express';
 import type { Admin } from '../../admin/admin.js';
 import { ListenQuery, ListenReportBody } from '../../admin/listen-admin.js';
+import { LISTENER_HEADER } from '../../contract/envelopes.js';
+import { RequestError } from '../../errors.js';
 import type { RelayedAttempt } from '../../webhooks/listeners.js';
 import type { Route } from './route.js';
 
@@ -19,6 +21,12 @@ const KEEP_ALIVE_MS = 15_000;
 async function listenStream(req: Request, { listen }: Admin): Promise<never> {
   const res = req.res;
   if (!res) throw new Error('no response to stream on');
+  if (!req.get(LISTENER_HEADER)) {
+    throw new RequestError(
+      400,
+      `Attaching a listener needs the header ${LISTENER_HEADER} (payout-sandbox listen sends it): this GET changes where the merchant's webhooks go, and a web page cannot send a header of its own to another site.`,
+    );
+  }
   // Nothing is written once the stream has ended (the sandbox stopping): a write after the end is an error event.
   const write = (text: string) => {
     if (!res.writableEnded && !res.destroyed) res.write(text);

@@ -10,7 +10,7 @@ import { openApiDocument } from '../../contract/openapi.js';
 import { RequestError } from '../../errors.js';
 import { type CoverageGroup, coverageGroupOf } from '../../observe/catalogue.js';
 import { type CoverageReport, coverageJunit, coverageMarkdown } from '../../observe/coverage.js';
-import { type ReviewReport, reviewJunit, reviewMarkdown } from '../../observe/review/report.js';
+import { FINDINGS_PAGE, type Page, type ReviewReport, reviewJunit, reviewMarkdown } from '../../observe/review/report.js';
 import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
 import { noteRefusal } from '../requests.js';
@@ -259,12 +259,12 @@ function recordRoutes(admin: Admin): Route[] {
   ];
 }
 
-/** The integration review as asked: `?format=json|markdown|junit`. */
-function reviewAnswer(req: Request, report: ReviewReport): Answer {
-  const { format = 'json' } = parse.reviewQuery(req.query);
-  if (format === 'json') return report;
-  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: reviewMarkdown(report), answer: true };
-  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: reviewJunit(report), answer: true };
+/** The integration review as asked: `?format=json|markdown|junit`; the JSON a page of the findings (`limit`, `offset`), the others all of them. */
+function reviewAnswer(req: Request, report: (page?: Page) => ReviewReport): Answer {
+  const { format = 'json', limit, offset } = parse.reviewQuery(req.query);
+  if (format === 'json') return report({ limit: limit ?? FINDINGS_PAGE.default, offset });
+  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: reviewMarkdown(report()), answer: true };
+  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: reviewJunit(report()), answer: true };
 }
 
 /** Whether the merchants' integrations handled what the sandbox threw at them (docs/review.md). */
@@ -274,13 +274,13 @@ function reviewRoutes(admin: Admin): Route[] {
       'get',
       '/review',
       { summary: 'The integration review of every merchant: findings, each naming its merchant.', query: inputs.ReviewQuery },
-      (req) => reviewAnswer(req, admin.review()),
+      (req) => reviewAnswer(req, (page) => admin.review(null, page)),
     ],
     [
       'get',
       '/merchants/:merchant_id/review',
       { summary: "One merchant's integration review: findings with their evidence.", query: inputs.ReviewQuery },
-      (req) => reviewAnswer(req, admin.review(merchantIdOf(req))),
+      (req) => reviewAnswer(req, (page) => admin.review(merchantIdOf(req), page)),
     ],
   ];
 }

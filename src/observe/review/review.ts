@@ -1,7 +1,7 @@
 import type { Payout, State, WebhookDelivery } from '../../store/state.js';
 import type { Store } from '../../store/store.js';
-import { FACTS_PER_MERCHANT, type Fact, type FactPage, FactPages, type PageSink } from './facts.js';
-import { type Finding, findingsOf, type ReviewReport, reviewReport } from './report.js';
+import { FACTS_PER_MERCHANT, FACTS_PER_PAGE, type Fact, type FactPage, FactPages, type PageSink } from './facts.js';
+import { type Judgement, judge, type Page, type ReviewReport, reviewReport } from './report.js';
 import type { ProbeRun } from './rules.js';
 
 /** What the review needs of the sandbox beside its facts, per merchant. */
@@ -9,6 +9,12 @@ export interface ReviewSources {
   /** The merchant's receiver probe runs (newest last). */
   probes(merchantId: string): ProbeRun[];
   webhookTimeoutMs(): number;
+  /** The scenario's repeat window (double-payout-after-success). */
+  repeatWindowMs(): number;
+  /** The merchant's clock now. */
+  now(merchantId: string): number;
+  /** Finished webhook deliveries kept per merchant (the outbox's retention). */
+  retention(): number;
 }
 
 interface Grouped {
@@ -59,7 +65,7 @@ export class Review {
     private readonly store: Store,
     private readonly sources: ReviewSources,
     readonly enabled: boolean,
-    perMerchant = FACTS_PER_MERCHANT,
+    private readonly perMerchant = FACTS_PER_MERCHANT,
   ) {
     this.pages = new FactPages(perMerchant);
     this.tellGrowth = store.kind === 'file';
@@ -97,25 +103,38 @@ export class Review {
     if (grown !== null && this.tellGrowth) this.store.changedQuietly('review_facts', grown.id);
   }
 
-  private findings(merchantId: string, records: Grouped, withMerchant: boolean): Finding[] {
+  private judgement(merchantId: string, records: Grouped, withMerchant: boolean): Judgement {
     const payouts = (records.payouts.get(merchantId) ?? []).sort((a, b) => a.created_at - b.created_at);
+    const facts = this.pages.of(merchantId);
+    const deliveries = records.deliveries.get(merchantId) ?? [];
+    // Past a bound, what was learnt before the oldest fact or delivery kept is gone: not judged.
+    const factsCut = facts.length >= this.perMerchant - FACTS_PER_PAGE ? (facts[0]?.at ?? -Infinity) : -Infinity;
+    const deliveriesCut = deliveries.length >= this.sources.retention() ? Math.min(...deliveries.map((d) => d.created_at)) : -Infinity;
     const input = {
-      facts: this.pages.of(merchantId),
+      merchantId,
+      facts,
       payouts,
-      deliveries: records.deliveries.get(merchantId) ?? [],
+      deliveries,
+      horizon: Math.max(factsCut, deliveriesCut),
       probes: this.sources.probes(merchantId),
       webhookTimeoutMs: this.sources.webhookTimeoutMs(),
+      repeatWindowMs: this.sources.repeatWindowMs(),
+      now: this.sources.now(merchantId),
     };
-    return findingsOf(input, withMerchant ? merchantId : undefined);
+    return judge(input, withMerchant ? merchantId : undefined);
   }
 
-  /** One merchant's review, or (null) every merchant's findings together, each naming its merchant. */
-  report(merchantId: string | null): ReviewReport {
+  /**
+   * One merchant's review, or (null) every merchant's that made a request (or has payouts,
+   * deliveries or probe runs) together, each finding naming its merchant. `page` cuts the findings
+   * listed (default: all).
+   */
+  report(merchantId: string | null, page: Page = { limit: Number.POSITIVE_INFINITY }): ReviewReport {
     const records = grouped(this.store.state, merchantId);
-    if (merchantId !== null) return reviewReport(merchantId, this.findings(merchantId, records, false));
-    return reviewReport(
-      null,
-      Object.keys(this.store.state.merchants).flatMap((m) => this.findings(m, records, true)),
+    if (merchantId !== null) return reviewReport(merchantId, new Map([[merchantId, this.judgement(merchantId, records, false)]]), page);
+    const active = Object.keys(this.store.state.merchants).filter(
+      (m) => this.pages.of(m).length > 0 || records.payouts.has(m) || records.deliveries.has(m) || this.sources.probes(m).length > 0,
     );
+    return reviewReport(null, new Map(active.map((m) => [m, this.judgement(m, records, true)])), page);
   }
 }
