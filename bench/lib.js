@@ -29,6 +29,23 @@ export async function load(url, opts = {}, seconds = 10) {
 
 let seq = 0;
 /** A V2 initialize body with a client_ref_id of its own. */
+/** The sandbox the hot-path benchmarks load: memory store, manual clock, no rate limits, no journal, silent. */
+export const HOT_PATH_SANDBOX = [
+  'bin/payout-sandbox.js',
+  '--port',
+  '0',
+  '--data',
+  'memory',
+  '--log-level',
+  'silent',
+  '--no-rate-limits',
+  '--clock',
+  'manual',
+  '--journal-size',
+  '0',
+];
+
+/** An initialize body: a new client_ref_id each time, always the same payee and amount (₹1). */
 export function initializeBody(account) {
   seq += 1;
   return JSON.stringify({

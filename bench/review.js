@@ -4,7 +4,7 @@
 // the same run (A B, B A, A B, … so that drift of the machine falls on both), beside bare Express.
 // Run: npm run bench:review (builds first). BENCH_SECONDS (default 8) and BENCH_ROUNDS (default 3).
 import { once } from 'node:events';
-import { firstLine, initializeBody, load as loadFor, merchantWithPayout, pinned } from './lib.js';
+import { firstLine, HOT_PATH_SANDBOX, initializeBody, load as loadFor, merchantWithPayout, pinned } from './lib.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -21,21 +21,7 @@ async function bare() {
 }
 
 async function sandbox(review) {
-  const args = [
-    'bin/payout-sandbox.js',
-    '--port',
-    '0',
-    '--data',
-    'memory',
-    '--log-level',
-    'silent',
-    '--no-rate-limits',
-    '--clock',
-    'manual',
-    '--journal-size',
-    '0',
-  ];
-  const child = pinned(review ? args : [...args, '--no-review']);
+  const child = pinned(review ? HOT_PATH_SANDBOX : [...HOT_PATH_SANDBOX, '--no-review']);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
   const { m, headers, first } = await merchantWithPayout(base);
   const status = await load(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers });
