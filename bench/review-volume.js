@@ -4,7 +4,7 @@
 // Run: npm run bench:review-volume (builds first). BENCH_PAYOUTS changes the count.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import { firstLine, unpinned } from './lib.js';
+import { firstLine, initializeBody, unpinned } from './lib.js';
 
 const COUNT = Number(process.env.BENCH_PAYOUTS ?? 2000);
 const child = unpinned(['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--clock', 'manual', '--log-level', 'silent']);
@@ -16,25 +16,11 @@ try {
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ balance: 100_000_000 }),
   }).then(json);
-  const body = (i) => ({
-    client_ref_id: `VOLUME-${String(i).padStart(6, '0')}`,
-    transfer_type: 'BANK',
-    amount: 100,
-    payment_method: '1001',
-    debit_from: m.account_no,
-    beneficiary_email: 'payee@example.com',
-    beneficiary_mobile: '9876543210',
-    beneficiary_name: 'Payee One',
-    account_number: '123456789012',
-    ifsc_code: 'HDFC0001234',
-    purpose: 'VENDOR_PAYOUT',
-    remarks: 'volume',
-  });
   for (let i = 0; i < COUNT; i++) {
     const res = await fetch(`${base}/api/v2/public/payment/transfer`, {
       method: 'POST',
       headers: { ...m.headers, 'content-type': 'application/json' },
-      body: JSON.stringify(body(i)),
+      body: initializeBody(m.account_no),
     });
     if (res.status !== 200) throw new Error(`initialize ${i}: ${res.status} ${await res.text()}`);
   }
