@@ -11,6 +11,7 @@ import { abandon } from './sandbox/open.js';
 export type { Admin } from './admin/admin.js';
 export { openSandbox, type Sandbox } from './admin/sandbox.js';
 export { appOf, createApp, type SandboxApp } from './app.js';
+export { type VerifyOptions, type VerifyReport, verifyAndSuggest, verifySession } from './fidelity/verify.js';
 export type { Finding, ReviewReport } from './observe/review/report.js';
 export type { SandboxConfig, SandboxOptions } from './sandbox/config.js';
 export type { Fixtures } from './sandbox/fixtures.js';

@@ -23,6 +23,7 @@ const LAYERS: Array<[name: string, pattern: RegExp]> = [
   ['admin', /^admin\//],
   ['http', /^http\//],
   ['app', /^(app|listen)\.ts$/],
+  ['fidelity', /^fidelity\//],
   ['client', /^client\//],
   ['entry', /^(cli|index|banner|signals)\.ts$/],
 ];

@@ -163,3 +163,13 @@ describe('a body that came but was not read is refused saying why (not "the fiel
     expect((await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).type('form').send(payoutBody())).status).toBe(200);
   });
 });
+
+test('POST /__sandbox/merchants/{id}/accounts: another VAN, funded, ACTIVE unless said; bad input 400, unknown merchant 404', async () => {
+  const made = await request(app).post('/__sandbox/merchants/SBXDEMO0001/accounts').send({ balance: 2500, status: 'INACTIVE' });
+  expect(made.status).toBe(201);
+  expect(made.body).toEqual({ merchant_id: 'SBXDEMO0001', account_no: expect.stringMatching(/^VAN\d{17}$/), status: 'INACTIVE', balance: 2500 });
+  const plain = await request(app).post('/__sandbox/merchants/SBXDEMO0001/accounts').send({});
+  expect(plain.body).toMatchObject({ status: 'ACTIVE', balance: 1_000_000 });
+  expect((await request(app).post('/__sandbox/merchants/SBXDEMO0001/accounts').send({ status: 'OPEN' })).status).toBe(400);
+  expect((await request(app).post('/__sandbox/merchants/NOPE/accounts').send({})).status).toBe(404);
+});

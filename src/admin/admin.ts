@@ -2,7 +2,7 @@ import { dirname, resolve } from 'node:path';
 import { activateBeneficiary } from '../domain/beneficiaries.js';
 import { createCheckoutTransaction, transitionCheckout } from '../domain/checkout.js';
 import { forcePayoutStatus } from '../domain/lifecycle.js';
-import { createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
+import { addAccount, createMerchant, creditAccount, patchMerchant, setAccountStatus } from '../domain/merchants.js';
 import { durationMs } from '../duration.js';
 import { RequestError } from '../errors.js';
 import { toPaise, toRupees } from '../money.js';
@@ -186,6 +186,15 @@ export class Admin {
     patchMerchant(this.sb, m, termsInPaise(body));
     await this.sb.repo.persist();
     return views.merchantTermsView(m);
+  }
+
+  /** Another VAN of the merchant (funded, ACTIVE unless said): a merchant's reset brings back the VANs it was made with. */
+  async addAccount(merchantId: string, input: unknown = {}) {
+    const body = parse.addAccount(input ?? {});
+    const m = requireMerchant(this.sb.repo, merchantId);
+    const a = addAccount(this.sb, m, toPaise(body.balance ?? 1_000_000), body.status ?? 'ACTIVE');
+    await this.sb.repo.persist();
+    return { merchant_id: merchantId, account_no: a.account_no, status: a.status, balance: toRupees(a.balance) };
   }
 
   async credit(accountNo: string, amount: number | { amount: number }) {

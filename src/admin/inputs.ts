@@ -81,6 +81,12 @@ export const PatchMerchantBody = input(
 );
 export type MerchantPatchInput = Static<typeof PatchMerchantBody>;
 
+export const AddAccountBody = input(
+  { balance: Type.Optional(Rupees()), status: Type.Optional(StringEnum(ACCOUNT_STATUSES)) },
+  'Another VAN of the merchant: its opening balance in rupees (default 1,000,000) and status (default ACTIVE).',
+);
+export type AddAccountInput = Static<typeof AddAccountBody>;
+
 export const CreditBody = input({ amount: Amount }, 'Funds added to the account, in rupees.');
 export type CreditInput = Static<typeof CreditBody>;
 
@@ -193,6 +199,7 @@ export const parse = {
   merchant: inputParser(CreateMerchantBody, strict),
   patchMerchant: inputParser(PatchMerchantBody, strict),
   credit: inputParser(CreditBody, strict),
+  addAccount: inputParser(AddAccountBody, strict),
   accountStatus: inputParser(AccountStatusBody, strict),
   payoutStatus: inputParser(PayoutStatusBody, strict),
   beneficiaryStatus: inputParser(BeneficiaryStatusBody, strict),

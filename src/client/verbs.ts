@@ -61,6 +61,14 @@ export const VERBS: Record<string, Verb> = {
     summary: 'open a trace file in the dashboard, read-only, on 127.0.0.1 (no sandbox needed)',
     run: async (argv) => (await import('./show-trace.js')).main(argv),
   },
+  record: {
+    summary: 'a recording proxy: forwards every request to the real service (--upstream) and writes the exchanges, scrubbed, to a HAR file',
+    run: async (argv) => (await import('../fidelity/record.js')).main(argv),
+  },
+  verify: {
+    summary: 'replay a recorded session (HAR) against a sandbox and report every difference of behaviour (exit 5 with one)',
+    run: async (argv) => (await import('../fidelity/verify.js')).main(argv),
+  },
 };
 
 /** A first argument that is neither an option nor a verb: a typo of a verb. */

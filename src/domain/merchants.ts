@@ -94,10 +94,7 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
     },
     input,
   );
-  const accountNo = random.unique(
-    () => `VAN${random.digits(17)}`,
-    (no) => repo.anyAccount(no) !== undefined,
-  );
+  const accountNo = newAccountNo(ctx);
   if (input.clock) ctx.clocks.attach(merchantId, input.clock.mode, input.clock.start);
   const opened = ctx.clocks.now(merchantId);
   const account = openAccount(accountNo, merchantId, 'ACTIVE', input.balance ?? DEFAULT_OPENING_BALANCE, opened, 'opening balance (control API)');
@@ -106,6 +103,21 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
   // What the merchant's reset goes back to.
   repo.put('origins', merchantId, sliceOf(repo.state, merchantId));
   return { merchant, account };
+}
+
+/** A VAN number no account has: `VAN` + 17 digits (20 characters, as debit_from takes). */
+function newAccountNo({ repo, random }: DomainContext): string {
+  return random.unique(
+    () => `VAN${random.digits(17)}`,
+    (no) => repo.anyAccount(no) !== undefined,
+  );
+}
+
+/** Another VAN of a merchant (control API): funded, ACTIVE or INACTIVE. */
+export function addAccount(ctx: DomainContext, merchant: Merchant, balance: Paise, status: AccountStatus): Account {
+  const account = openAccount(newAccountNo(ctx), merchant.merchant_id, status, balance, ctx.clocks.now(merchant.merchant_id), 'opening balance (control API)');
+  ctx.repo.insertAccount(account);
+  return account;
 }
 
 export interface MerchantPatch {

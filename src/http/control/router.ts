@@ -102,6 +102,12 @@ function merchantRoutes(admin: Admin): Route[] {
     ],
     [
       'post',
+      '/merchants/:merchant_id/accounts',
+      { summary: 'Another VAN of the merchant (opening balance in rupees, default 1,000,000; ACTIVE unless said).', body: inputs.AddAccountBody, status: 201 },
+      async (req) => created(await admin.addAccount(merchantIdOf(req), req.body ?? {})),
+    ],
+    [
+      'post',
       '/accounts/:account_no/credit',
       { summary: 'Adds funds (rupees) through the ledger.', body: inputs.CreditBody },
       (req) => admin.credit(param(req, 'account_no'), req.body ?? {}),
