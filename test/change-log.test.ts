@@ -6,7 +6,7 @@ import { createApp, type SandboxApp } from '../src/app.js';
 import { replayLog } from '../src/store/change-log.js';
 import { emptyState, type Payout, type State } from '../src/store/state.js';
 import { type CompactionHooks, crashStore, logPathOf, openStore } from '../src/store/store.js';
-import { DEMO, demoHeaders, initialize, payoutBody, useTempDir } from './helpers.js';
+import { beneficiaryBody, DEMO, demoHeaders, initialize, payoutBody, useTempDir } from './helpers.js';
 import { startReceiver } from './receiver.js';
 
 /**
@@ -46,14 +46,7 @@ async function everyKindOfChange(app: SandboxApp, hooksUrl: string): Promise<voi
     if (res.body.data?.ref_id) refs.push(res.body.data.ref_id);
   }
   await initialize(app, payoutBody({ amount: 2001.01 }));
-  const bene = await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
-    transfer_type: 'BANK',
-    beneficiary_name: 'Anita Desai',
-    beneficiary_email: 'anita@example.com',
-    beneficiary_mobile: '9123456780',
-    account_number: '001234567890',
-    ifsc_code: 'ICIC0001234',
-  });
+  const bene = await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send(beneficiaryBody());
   await c().post('/api/v1/public/beneficiary/create').set(demoHeaders).send({
     transfer_type: 'BANK',
     beneficiary_name: 'Stays Pending',

@@ -35,6 +35,19 @@ export function testApp(options: SandboxOptions = {}): Promise<SandboxApp> {
 
 let counter = 0;
 /** A valid initialize body with inline beneficiary details; override any field. */
+/** A BANK beneficiary's create body (the same payee every time: the tests that use it make one). */
+export function beneficiaryBody(overrides: Record<string, unknown> = {}): Record<string, string> {
+  return {
+    transfer_type: 'BANK',
+    beneficiary_name: 'Anita Desai',
+    beneficiary_email: 'anita@example.com',
+    beneficiary_mobile: '9123456780',
+    account_number: '001234567890',
+    ifsc_code: 'ICIC0001234',
+    ...(overrides as Record<string, string>),
+  };
+}
+
 export function payoutBody(overrides: Record<string, unknown> = {}): Record<string, unknown> {
   counter += 1;
   return {

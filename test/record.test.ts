@@ -193,7 +193,7 @@ describe('a session recorded through the CLI', () => {
     expect(output).toContain(`is forwarded to ${upstream.checkoutUrl}`);
     expect(output).toMatch(/HAR: +\S+session\.har/);
     expect(output).toMatch(
-      /Scrubbed: +the headers x-api-key, x-api-secret, AccessToken, Authorization, x-merchant-email, MerchantId.*the fields account_number, beneficiary_mobile/,
+      /Scrubbed: +the headers x-api-key, x-api-secret, AccessToken, Authorization, x-merchant-email, MerchantId.*the fields account_number, beneficiary_mobile \(and, by their other names, bank_account_number, bank.account_no, bene_mobile_no, mobile_no\)/,
     );
     expect(output).toContain('Stopped: 7 exchanges recorded in');
   });
@@ -204,7 +204,10 @@ describe('a session recorded through the CLI', () => {
     expect(har.log._payout_sandbox).toMatchObject({
       upstream: upstream.url,
       checkout_upstream: upstream.checkoutUrl,
-      scrubbed: { fields: ['account_number', 'beneficiary_mobile'] },
+      scrubbed: {
+        fields: ['account_number', 'beneficiary_mobile'],
+        aliases: ['bank_account_number', 'bank.account_no', 'bene_mobile_no', 'mobile_no'],
+      },
     });
     const { entries } = har.log;
     expect(entries.map((e) => [e.request.method, e.response.status])).toEqual(calls.map((c) => [c.method, c.status]));
@@ -217,7 +220,9 @@ describe('a session recorded through the CLI', () => {
       expect(e).not.toHaveProperty('_error');
     }
     // Answers that hold nothing scrubbed are kept as the client got them.
-    for (const i of [0, 1, 2, 3, 4]) expect(entries[i].response.content.text).toBe(calls[i].text);
+    for (const i of [0, 2, 3, 4]) expect(entries[i].response.content.text).toBe(calls[i].text);
+    // The status answer names the payee's mobile as mobile_no: beneficiary_mobile's other name, scrubbed with it.
+    expect(entries[1].response.content.text).toBe(calls[1].text.replace('"mobile_no":"9812345670"', '"mobile_no":"9000000001"'));
     expect(JSON.parse(entries[2].response.content.text as string)).toMatchObject({ error: { code: 'INSUFFICIENT_BALANCE' } });
     expect(entries[1].request.queryString).toEqual([{ name: 'client_ref_id', value: 'REC-0001' }]);
   });
@@ -243,16 +248,16 @@ describe('a session recorded through the CLI', () => {
     expect(header(checkout, 'AccessToken')).toBe('scrubbed-accesstoken-1');
     expect(header(first, 'host')).toBe(new URL(upstream.url).host);
     const sent = JSON.parse(create.request.postData?.text as string) as Record<string, string>;
-    // Numbered in the order met (the mobile comes first in the body); the e-mail and IFSC were not named with --scrub.
+    // Numbered in the order met (the demo payee's mobile_no came first, then this mobile, first in the body); the e-mail and IFSC were not named with --scrub.
     expect(sent).toMatchObject({
-      beneficiary_mobile: '9000000001',
-      account_number: '900000000002',
+      beneficiary_mobile: '9000000002',
+      account_number: '900000000003',
       beneficiary_email: 'anita@example.com',
       ifsc_code: 'ICIC0001234',
     });
     // The next entry's answer names the same account and mobile under other keys, and the merchant's e-mail: the same placeholders.
     const answered = (JSON.parse(get.response.content.text as string) as { data: Record<string, string> }).data;
-    expect(answered).toMatchObject({ bank_account_number: '900000000002', bene_mobile_no: '9000000001', email_id: 'scrubbed-1@scrubbed.invalid' });
+    expect(answered).toMatchObject({ bank_account_number: '900000000003', bene_mobile_no: '9000000002', email_id: 'scrubbed-1@scrubbed.invalid' });
   });
 });
 
@@ -577,7 +582,7 @@ describe('the scrubber', () => {
       '{ "account_number": "001234567890",\n  "nested": [{ "email": "a.b@example.com", "ifsc": "HDFC0001234" }],\n  "name": "Anita Desai", "ref": 123456, "amount": 1500.50 }';
     const out = s.entry(exchange({ body })).request.postData?.text;
     expect(out).toBe(
-      '{ "account_number": "900000000001",\n  "nested": [{ "email": "scrubbed-1@scrubbed.invalid", "ifsc": "SCRB0000001" }],\n  "name": "scrubbed-name-1", "ref": 900002, "amount": 1500.50 }',
+      '{ "account_number": "900000000001",\n  "nested": [{ "email": "scrubbed-1@scrubbed.invalid", "ifsc": "HDFC0000001" }],\n  "name": "scrubbed-name-1", "ref": 900002, "amount": 1500.50 }',
     );
   });
 
@@ -622,6 +627,45 @@ describe('the scrubber', () => {
     expect(e.request.postData).toBeUndefined();
     expect(e.response.content.text).toBeUndefined();
     expect(e).toMatchObject({ _request_body: 'JSON nested too deep to scrub: not kept', _response_body: 'JSON nested too deep to scrub: not kept' });
+    expect(JSON.stringify(e)).not.toContain('123456789012');
+  });
+
+  test("naming a field scrubs the reference's other names for it; a form's nested key matches on its last segment", () => {
+    const s = new Scrubber(['account_number', 'beneficiary_email', 'aadhaar_number']);
+    const e = s.entry(
+      exchange({
+        body: 'aadhaar%5Baadhaar_number%5D=123412341234&bank.account_no=50100012345678&otp=1234',
+        mime: 'application/x-www-form-urlencoded',
+        answer: JSON.stringify({ data: { bank_account_number: '60200012345678', email_id: 'Ravi.K@Example.com', name: 'kept' } }),
+      }),
+    );
+    expect(e.request.postData?.text).toBe('aadhaar%5Baadhaar_number%5D=900000000001&bank.account_no=90000000000002&otp=1234');
+    expect(JSON.parse(e.response.content.text as string)).toEqual({
+      data: { bank_account_number: '90000000000003', email_id: 'scrubbed-1@scrubbed.invalid', name: 'kept' },
+    });
+    expect(s.scrubbed.aliases).toEqual(['bank_account_number', 'bank.account_no', 'bene_email', 'email_id']);
+    // In JSON too, under its parent only: the balance check's account_no is the merchant's VAN.
+    const json = s.entry(exchange({ url: 'https://uat.example.com/balance?account_no=VAN00012345', body: '{"bank":{"account_no":"70300012345678"}}' }));
+    expect(json.request.postData?.text).toBe('{"bank":{"account_no":"90000000000004"}}');
+    expect(json.request.url).toBe('https://uat.example.com/balance?account_no=VAN00012345');
+  });
+
+  test('an e-mail once known is replaced in whatever case it is written again', () => {
+    const s = new Scrubber(['beneficiary_email']);
+    s.entry(exchange({ body: JSON.stringify({ beneficiary_email: 'Ravi.K@Example.com' }) }));
+    const later = s.entry(exchange({ url: 'https://uat.example.com/x?q=ravi.k%40example.com', answer: '{"message":"RAVI.K@EXAMPLE.COM is taken"}' }));
+    expect(later.request.url).toBe('https://uat.example.com/x?q=scrubbed-1%40scrubbed.invalid');
+    expect(later.response.content.text).toBe('{"message":"scrubbed-1@scrubbed.invalid is taken"}');
+  });
+
+  test('a body neither JSON nor a form that names a scrubbed field is not kept: its value cannot be found in it', () => {
+    const s = new Scrubber(['account_number']);
+    const e = s.entry(
+      exchange({ body: '<req><account_number>123456789012</account_number></req>', mime: 'application/xml', answer: 'plain text, nothing named' }),
+    );
+    expect(e.request.postData).toBeUndefined();
+    expect(e._request_body).toBe('neither JSON nor a form, and it names a scrubbed field: not kept');
+    expect(e.response.content.text).toBe('plain text, nothing named');
     expect(JSON.stringify(e)).not.toContain('123456789012');
   });
 

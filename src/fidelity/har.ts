@@ -20,7 +20,7 @@ export type { HarEntry };
 export interface RecordingInfo {
   upstream: string;
   checkout_upstream: string;
-  scrubbed: { headers: string[]; fields: string[] };
+  scrubbed: { headers: string[]; fields: string[]; aliases?: string[] };
   started_at: string;
 }
 

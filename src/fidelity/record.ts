@@ -83,6 +83,8 @@ export interface Recorder {
   checkoutUpstream: string;
   out: string;
   fields: string[];
+  /** The reference's other names for the fields, scrubbed with them (`bank_account_number` for `account_number`). */
+  aliases: string[];
   /** Stops taking requests, lets those in flight finish (STOP_GRACE_MS at most, then ends them as unanswered), closes the file. */
   close(): Promise<void>;
 }
@@ -458,7 +460,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     const log = {
       version: '1.2' as const,
       creator: { name: RECORDER_NAME, version: VERSION },
-      comment: `A session recorded through payout-sandbox record: every request went to ${info.upstream}. Credential headers and the fields ${fields.length > 0 ? fields.join(', ') : '(none named)'} are replaced by placeholders, the same value by the same placeholder.`,
+      comment: `A session recorded through payout-sandbox record: every request went to ${info.upstream}. Credential headers and the fields ${fields.length > 0 ? [...fields, ...(info.scrubbed.aliases ?? [])].join(', ') : '(none named)'} are replaced by placeholders, the same value by the same placeholder.`,
       _payout_sandbox: info,
     };
     try {
@@ -492,6 +494,7 @@ export async function startRecorder(options: RecorderOptions): Promise<Recorder>
     checkoutUpstream: info.checkout_upstream,
     out,
     fields,
+    aliases: info.scrubbed.aliases ?? [],
     close() {
       closing ??= (async () => {
         stopping = true;
@@ -554,7 +557,9 @@ function program(): Command {
 
 function banner(r: Recorder, timeoutMs: number): string {
   const fields =
-    r.fields.length > 0 ? `the fields ${r.fields.join(', ')}` : 'no field (name some with --scrub, e.g. --scrub account_number,beneficiary_mobile)';
+    r.fields.length > 0
+      ? `the fields ${r.fields.join(', ')}${r.aliases.length > 0 ? ` (and, by their other names, ${r.aliases.join(', ')})` : ''}`
+      : 'no field (name some with --scrub, e.g. --scrub account_number,beneficiary_mobile)';
   return (
     `payout-sandbox ${VERSION}: record\n` +
     `Recording: every request to ${r.url} is forwarded to ${r.upstream} (the real service: real calls, real data)\n` +

@@ -19,7 +19,7 @@ export interface Driver {
   url: string;
   merchant(vans: Array<'ACTIVE' | 'INACTIVE'>): Promise<ReplayMerchant>;
   advance(merchantId: string, ms: number): Promise<void>;
-  /** The scenario it runs (for a suggested scenario to extend). */
+  /** The scenario it runs, for a suggested scenario to extend: its file (in-process) or its name (a running sandbox). */
   scenario(): Promise<string>;
   close(): Promise<void>;
 }
@@ -85,7 +85,8 @@ export function httpDriver(url: string, adminToken?: string): Driver {
     advance: async (merchantId, ms) => {
       if (ms > 0) await control('POST', `/merchants/${merchantId}/clock/advance`, { by: `${ms}ms` });
     },
-    scenario: async () => 'default',
+    // The control API names the scenario in force with its demos.
+    scenario: async () => String((await control('GET', '/demos')).scenario ?? 'default'),
     close: async () => undefined,
   };
 }
@@ -106,9 +107,13 @@ export interface ReplayResult {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const dataOf = (body: unknown): Record<string, unknown> => (isObject(body) && isObject(body.data) ? body.data : {});
 
-/** Every string in a value equal to a recorded id, as the sandbox's id. */
-function substitute<T>(value: T, ids: Map<string, string>): T {
+/** Every string or number in a value equal to a recorded id, as the sandbox's id (a number stays one while the id is digits). */
+export function substitute<T>(value: T, ids: Map<string, string>): T {
   if (typeof value === 'string') return (ids.get(value) ?? value) as T;
+  if (typeof value === 'number') {
+    const id = ids.get(String(value));
+    return (id === undefined ? value : /^\d+$/.test(id) ? Number(id) : id) as T;
+  }
   if (Array.isArray(value)) return value.map((v) => substitute(v, ids)) as T;
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, ids)])) as T;
   return value;
@@ -143,13 +148,7 @@ export async function replay(calls: Call[], driver: Driver, options: ReplayOptio
   const vans = vansOf(calls);
   const merchant = await driver.merchant(vans.length === 0 ? ['ACTIVE'] : vans.map((v) => v.status));
   const ids = new Map<string, string>(vans.map((v, i) => [v.van, merchant.vans[i] as string]));
-  const created = new Set<string>();
-  for (const c of calls) {
-    if (c.operation.name === 'createBeneficiary') {
-      const id = dataOf(c.recorded.body).beneficiary_id;
-      if (typeof id === 'string') created.add(id);
-    }
-  }
+  const made = madeIn(calls);
   const replayed: Replayed[] = [];
   const skipped: Skipped[] = [];
   const payouts = new Map<string, { method: string | null; initialStatus: string | null; startedAt: number; observations: Observation[] }>();
@@ -164,9 +163,9 @@ export async function replay(calls: Call[], driver: Driver, options: ReplayOptio
       });
       continue;
     }
-    const bene = (c.body?.beneficiary_id ?? null) as string | null;
-    if (bene !== null && bene !== '' && !created.has(bene)) {
-      skipped.push({ entry: c.entry, reason: `beneficiary ${bene} is used but was not created in this session` });
+    const notMade = notMadeIn(c, made);
+    if (notMade !== null) {
+      skipped.push({ entry: c.entry, reason: notMade });
       continue;
     }
     if (clock !== null) await driver.advance(merchant.merchantId, Math.max(0, c.at - clock));
@@ -187,14 +186,74 @@ export async function replay(calls: Call[], driver: Driver, options: ReplayOptio
   return { replayed, skipped, payouts };
 }
 
-/** The call as the fresh merchant makes it: its credentials, the sandbox's ids in place of the recorded ones. */
+/** What the session made (from the real service's answers): the ids a later call may use. */
+interface Made {
+  beneficiaries: Set<string>;
+  /** Client refs and recorded ref_ids of the payouts it initialized. */
+  payouts: Set<string>;
+  verifications: Set<string>;
+}
+
+function madeIn(calls: Call[]): Made {
+  const made: Made = { beneficiaries: new Set(), payouts: new Set(), verifications: new Set() };
+  for (const c of calls) {
+    const data = dataOf(c.recorded.body);
+    const add = (set: Set<string>, v: unknown) => {
+      if ((typeof v === 'string' && v !== '') || typeof v === 'number') set.add(String(v));
+    };
+    if (c.operation.name === 'createBeneficiary') add(made.beneficiaries, data.beneficiary_id);
+    if (c.operation.name === 'initializePayout') {
+      add(made.payouts, c.body?.client_ref_id);
+      add(made.payouts, data.ref_id);
+    }
+    if (c.operation.name === 'verify') add(made.verifications, data.verification_id);
+  }
+  return made;
+}
+
+const answered = (c: Call) => c.recorded.status >= 200 && c.recorded.status < 300;
+
+/**
+ * Why a call cannot be made again here, or null: it uses a beneficiary the session did not create,
+ * or (answered by the real service) reads a payout or a verification the session did not make —
+ * the fresh merchant has none of them.
+ */
+function notMadeIn(c: Call, made: Made): string | null {
+  const bene = (c.body?.beneficiary_id ?? null) as string | null;
+  if (bene !== null && bene !== '' && !made.beneficiaries.has(String(bene))) return `beneficiary ${bene} is used but was not created in this session`;
+  if (c.operation.name === 'getPayoutStatus' && answered(c)) {
+    const key = c.query.client_ref_id ?? c.body?.client_ref_id ?? c.query.ref_id ?? c.body?.ref_id;
+    if (key !== undefined && key !== null && !made.payouts.has(String(key))) return `payout ${String(key)} is read but was not initialized in this session`;
+  }
+  if (c.operation.name === 'getVerification' && answered(c)) {
+    const id = c.params.verification_id;
+    if (id !== undefined && !made.verifications.has(id)) return `verification ${id} is read but was not made in this session`;
+  }
+  return null;
+}
+
+/**
+ * The call as the fresh merchant makes it: its credentials (the recorded ones for a call the real
+ * service refused with 401: the refusal is what is compared), the sandbox's ids in place of the
+ * recorded ones, the body as it was sent (JSON or a form); a GET's body fields go in its query.
+ */
 async function send(url: string, c: Call, m: ReplayMerchant, ids: Map<string, string>): Promise<Answer> {
   const params = substitute(c.params, ids);
   const path = c.operation.path.replace(/\{(\w+)\}/g, (_x, name: string) => encodeURIComponent(params[name] ?? ''));
-  const query = new URLSearchParams(substitute(c.query, ids)).toString();
-  const body = c.body === null ? undefined : JSON.stringify(substitute(c.body, ids));
-  const headers: Record<string, string> = { ...(c.operation.security === 'checkout' ? m.checkoutHeaders : m.headers), accept: 'application/json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  const fields = c.body === null ? null : substitute(c.body, ids);
+  const asQuery = c.method === 'GET' || c.method === 'HEAD';
+  const queryFields: Record<string, string> = { ...substitute(c.query, ids) };
+  if (asQuery && fields !== null) for (const [k, v] of Object.entries(fields)) queryFields[k] ??= typeof v === 'string' ? v : JSON.stringify(v);
+  const query = new URLSearchParams(queryFields).toString();
+  const body =
+    fields === null || asQuery
+      ? undefined
+      : c.form
+        ? new URLSearchParams(Object.entries(fields).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])).toString()
+        : JSON.stringify(fields);
+  const own = c.operation.security === 'checkout' ? m.checkoutHeaders : m.headers;
+  const headers: Record<string, string> = { ...(c.recorded.status === 401 ? c.credentials : own), accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = c.form ? 'application/x-www-form-urlencoded' : 'application/json';
   const res = await fetch(`${url}${path}${query ? `?${query}` : ''}`, { method: c.method, headers, body });
   const text = await res.text();
   let parsed: unknown = null;
@@ -241,10 +300,15 @@ function learn(
     case 'createBeneficiary':
       pair('beneficiary_id');
       break;
-    case 'verify':
+    case 'verify': {
       pair('verification_id');
       pair('ref_id');
+      // An Aadhaar OTP request answers its ref_id in the verification's result.
+      const r = rec.verify_response;
+      const x = sbx.verify_response;
+      if (isObject(r) && isObject(x) && typeof r.ref_id === 'string' && typeof x.ref_id === 'string') ids.set(r.ref_id, x.ref_id);
       break;
+    }
   }
 }
 

@@ -20,6 +20,19 @@ const IFSC = /^[A-Z]{4}0[A-Z0-9]{6}$/;
 const DIGITS = /^\d+$/;
 const EMAIL_PLACEHOLDER = (n: number) => `scrubbed-${n}@scrubbed.invalid`;
 
+/**
+ * The reference spells one datum differently on different calls (the payout's `account_number` is
+ * the beneficiary's `bank_account_number` and the bank check's `bank.account_no`): naming any one
+ * of a group scrubs all of them. `parent.key` is the key only under that parent: the balance
+ * check's `account_no` is the merchant's VAN, not a payee's account.
+ */
+export const FIELD_ALIASES: readonly (readonly string[])[] = [
+  ['account_number', 'bank_account_number', 'bank.account_no'],
+  ['beneficiary_mobile', 'bene_mobile_no', 'mobile_no'],
+  ['beneficiary_email', 'bene_email', 'email_id'],
+  ['beneficiary_name', 'bene_name', 'name_provided', 'registered_name'],
+];
+
 /** `--scrub` values: repeatable and comma-separated, trimmed, each once. */
 export function scrubFields(values: readonly string[]): string[] {
   return [
@@ -45,8 +58,11 @@ interface Scalar {
   field: string | null;
 }
 
-/** The scalars of a JSON text; 'not-json'; or 'too-deep' for JSON nested past what the scanner's recursion takes. */
-function jsonScalars(text: string, isField: (key: string) => boolean): Scalar[] | 'not-json' | 'too-deep' {
+/**
+ * The scalars of a JSON text; 'not-json'; or 'too-deep' for JSON nested past what the scanner's
+ * recursion takes. `isField` is asked of each key with the key of the object it is in.
+ */
+function jsonScalars(text: string, isField: (key: string, parent: string | null) => boolean): Scalar[] | 'not-json' | 'too-deep' {
   try {
     JSON.parse(text);
   } catch {
@@ -63,7 +79,7 @@ function jsonScalars(text: string, isField: (key: string) => boolean): Scalar[] 
     i++;
     return JSON.parse(text.slice(start, i)) as string;
   };
-  const value = (field: string | null): void => {
+  const value = (field: string | null, parent: string | null): void => {
     space();
     const c = text[i];
     if (c === '{' || c === '[') {
@@ -81,11 +97,11 @@ function jsonScalars(text: string, isField: (key: string) => boolean): Scalar[] 
           const start = i;
           const key = string();
           out.push({ start, end: i, kind: 'key', value: key, field: null });
-          if (isField(key)) inner = key;
+          if (isField(key, parent)) inner = parent === null ? key : `${parent}.${key}`;
           space();
           i++; // the colon
-        }
-        value(inner);
+          value(inner, key);
+        } else value(inner, parent);
         space();
         if (text[i++] === close) return;
       }
@@ -103,7 +119,7 @@ function jsonScalars(text: string, isField: (key: string) => boolean): Scalar[] 
     if (c !== 't' && c !== 'f' && c !== 'n') out.push({ start, end: i, kind: 'number', value: m[0], field });
   };
   try {
-    value(null);
+    value(null, null);
   } catch {
     return 'too-deep';
   }
@@ -131,16 +147,46 @@ export class Scrubber {
   /** Every value seen so far → its placeholder. */
   private readonly known = new Map<string, string>();
   private readonly counters = new Map<string, number>();
-  private readonly fieldSet: Set<string>;
+  /** A key as written, lower-cased → the `--scrub` name it stands for (itself or an alias of it). */
+  private readonly fieldNames = new Map<string, string>();
   private everywhere: { pattern: RegExp; replacement: Map<string, string> } | null = null;
 
   constructor(readonly fields: readonly string[]) {
-    this.fieldSet = new Set(fields);
+    for (const f of fields) {
+      const group = FIELD_ALIASES.find((g) => g.includes(f.toLowerCase())) ?? [f];
+      for (const name of [f, ...group]) if (!this.fieldNames.has(name.toLowerCase())) this.fieldNames.set(name.toLowerCase(), f);
+    }
   }
 
-  /** What is scrubbed, for the file's head. */
-  get scrubbed(): { headers: string[]; fields: string[] } {
-    return { headers: [...CREDENTIAL_HEADERS], fields: [...this.fields] };
+  /** What is scrubbed, for the file's head: the names given, and the reference's other names for them. */
+  get scrubbed(): { headers: string[]; fields: string[]; aliases: string[] } {
+    const given = new Set(this.fields.map((f) => f.toLowerCase()));
+    return { headers: [...CREDENTIAL_HEADERS], fields: [...this.fields], aliases: [...this.fieldNames.keys()].filter((k) => !given.has(k)) };
+  }
+
+  /**
+   * The scrubbed field a key names, or null: the key in any case, under its parent for an alias
+   * that needs one; a form's nested key (`aadhaar[aadhaar_number]`, `bank.account_no`) by its
+   * last segment and the one before.
+   */
+  private fieldOf(key: string, parent: string | null = null): string | null {
+    const segments = key
+      .toLowerCase()
+      .split(/[[\].]+/)
+      .filter(Boolean);
+    const last = segments.pop();
+    if (last === undefined) return null;
+    const above = segments.pop() ?? parent?.toLowerCase();
+    return (
+      this.fieldNames.get(key.toLowerCase()) ?? this.fieldNames.get(last) ?? (above === undefined ? null : (this.fieldNames.get(`${above}.${last}`) ?? null))
+    );
+  }
+
+  /** Whether a body that could not be parsed names a scrubbed field: its value cannot be found, so the body is not kept. */
+  private namesField(text: string): boolean {
+    const lower = text.toLowerCase();
+    for (const name of this.fieldNames.keys()) if (lower.includes(name.split('.').pop() as string)) return true;
+    return false;
   }
 
   private next(counter: string): number {
@@ -174,7 +220,8 @@ export class Scrubber {
         return `9${n.padStart(value.length - 1, '0')}`;
       }
       if (EMAIL.test(value)) return EMAIL_PLACEHOLDER(this.next('email'));
-      if (IFSC.test(value)) return `SCRB0${String(this.next('ifsc')).padStart(6, '0')}`;
+      // The bank's code is no one's data, and the sandbox (like the provider) may answer by it.
+      if (IFSC.test(value)) return `${value.slice(0, 4)}0${String(this.next('ifsc')).padStart(6, '0')}`;
       return `scrubbed-${field}-${this.next(`field:${field}`)}`;
     });
   }
@@ -187,56 +234,75 @@ export class Scrubber {
     return scheme ? `${scheme[1]}${scheme[2]}${this.forHeader(lower, scheme[3] as string)}` : this.forHeader(lower, value);
   }
 
-  /** Every known value of MIN_REPLACED_LENGTH or more replaced in `s`, as written raw, URL-encoded, form-encoded or JSON-escaped. */
+  /**
+   * Every known value of MIN_REPLACED_LENGTH or more replaced in `s`, as written raw, URL-encoded,
+   * form-encoded or JSON-escaped, in any case (an e-mail address is written as the user typed it).
+   */
   private replaceKnown(s: string): string {
     if (this.known.size === 0 || s === '') return s;
     if (this.everywhere === null) {
       const replacement = new Map<string, string>();
       // Placeholders map to themselves, so a real value that happens to sit inside one is not replaced there.
-      for (const p of this.known.values()) for (const form of [p, encodeURIComponent(p), formEncoded(p), jsonEscaped(p)]) replacement.set(form, form);
+      const set = (from: string, to: string | null) => {
+        const key = from.toLowerCase();
+        if (!replacement.has(key)) replacement.set(key, to ?? from);
+      };
+      for (const p of this.known.values()) for (const form of [p, encodeURIComponent(p), formEncoded(p), jsonEscaped(p)]) set(form, null);
       for (const [real, p] of this.known) {
         if (real.length < MIN_REPLACED_LENGTH) continue;
-        replacement.set(real, p);
-        replacement.set(encodeURIComponent(real), encodeURIComponent(p));
-        replacement.set(formEncoded(real), formEncoded(p));
-        replacement.set(jsonEscaped(real), jsonEscaped(p));
+        set(real, p);
+        set(encodeURIComponent(real), encodeURIComponent(p));
+        set(formEncoded(real), formEncoded(p));
+        set(jsonEscaped(real), jsonEscaped(p));
       }
       const alternatives = [...replacement.keys()].sort((a, b) => b.length - a.length).map(escapeRegExp);
-      this.everywhere = { pattern: new RegExp(alternatives.join('|'), 'g'), replacement };
+      this.everywhere = { pattern: new RegExp(alternatives.join('|'), 'gi'), replacement };
     }
     const { pattern, replacement } = this.everywhere;
-    return s.replace(pattern, (m) => replacement.get(m) ?? m);
+    // A placeholder maps to itself as it was stored; `m` as found keeps its own case then.
+    return s.replace(pattern, (m) => {
+      const to = replacement.get(m.toLowerCase());
+      return to === undefined || to.toLowerCase() === m.toLowerCase() ? m : to;
+    });
   }
 
   /** Learns the scrubbed fields' values of a body (JSON or a form), so that later steps know them everywhere. */
   private learnBody(text: string | undefined, mimeType: string): void {
     if (text === undefined) return;
-    const scalars = jsonScalars(text, (k) => this.fieldSet.has(k));
+    const scalars = jsonScalars(text, (k, parent) => this.fieldOf(k, parent) !== null);
     if (Array.isArray(scalars)) {
-      for (const s of scalars) if (s.field !== null && s.kind !== 'key' && s.value !== '') this.forField(s.field, s.value);
+      for (const s of scalars) if (s.field !== null && s.kind !== 'key' && s.value !== '') this.forField(this.fieldOf(s.field) as string, s.value);
     } else if (scalars === 'not-json' && isForm(mimeType)) {
       this.learnPairs(text);
     }
   }
 
   private learnPairs(text: string): void {
-    for (const p of formPairs(text)) if (this.fieldSet.has(p.key) && p.value) this.forField(p.key, p.value);
+    for (const p of formPairs(text)) {
+      const field = this.fieldOf(p.key);
+      if (field !== null && p.value) this.forField(field, p.value);
+    }
   }
 
   /**
    * A body with every scrubbed field's value replaced in place; the rest of the text is left byte
-   * for byte. Null for JSON too deep to scan: its fields cannot be found, so it is not kept.
+   * for byte. Or why it is not kept: JSON too deep to scan, or a body neither JSON nor a form that
+   * names a scrubbed field — either way its values cannot be found.
    */
-  private body(text: string, mimeType: string): string | null {
-    const scalars = jsonScalars(text, (k) => this.fieldSet.has(k));
-    if (scalars === 'too-deep') return null;
-    if (scalars === 'not-json') return isForm(mimeType) ? this.pairs(text) : this.replaceKnown(text);
+  private body(text: string, mimeType: string): string | { notKept: string } {
+    const scalars = jsonScalars(text, (k, parent) => this.fieldOf(k, parent) !== null);
+    if (scalars === 'too-deep') return { notKept: 'JSON nested too deep to scrub: not kept' };
+    if (scalars === 'not-json') {
+      if (isForm(mimeType)) return this.pairs(text);
+      if (this.namesField(text)) return { notKept: 'neither JSON nor a form, and it names a scrubbed field: not kept' };
+      return this.replaceKnown(text);
+    }
     let out = '';
     let at = 0;
     for (const s of scalars) {
       let next: string;
       if (s.field !== null && s.kind !== 'key' && s.value !== '') {
-        const p = this.forField(s.field, s.value);
+        const p = this.forField(this.fieldOf(s.field) as string, s.value);
         next = s.kind === 'number' && DIGITS.test(p) ? p : JSON.stringify(p);
       } else if (s.kind === 'number') {
         const p = s.value.length >= MIN_REPLACED_LENGTH ? this.known.get(s.value) : undefined;
@@ -257,7 +323,8 @@ export class Scrubber {
       .map((p) => {
         if (p.value === null || p.value === '') return p.raw;
         const eq = p.raw.indexOf('=');
-        const value = this.fieldSet.has(p.key) ? this.forField(p.key, p.value) : this.replaceKnown(p.value);
+        const field = this.fieldOf(p.key);
+        const value = field !== null ? this.forField(field, p.value) : this.replaceKnown(p.value);
         return value === p.value ? p.raw : `${p.raw.slice(0, eq)}=${encodeURIComponent(value)}`;
       })
       .join('&');
@@ -294,20 +361,21 @@ export class Scrubber {
     const query = e.request.url.indexOf('?');
     e.request.queryString =
       query < 0 ? [] : formPairs(e.request.url.slice(query + 1).split('#')[0] as string).map((p) => ({ name: p.key, value: p.value ?? '' }));
-    const unscanned = 'JSON nested too deep to scrub: not kept';
     if (e.request.postData) {
       const text = this.body(e.request.postData.text, e.request.postData.mimeType);
-      if (text === null) {
+      if (typeof text === 'string') e.request.postData.text = text;
+      else {
         delete e.request.postData;
-        e._request_body = unscanned;
-      } else e.request.postData.text = text;
+        e._request_body = text.notKept;
+      }
     }
     if (e.response.content.text !== undefined) {
       const text = this.body(e.response.content.text, e.response.content.mimeType);
-      if (text === null) {
+      if (typeof text === 'string') e.response.content.text = text;
+      else {
         delete e.response.content.text;
-        e._response_body = unscanned;
-      } else e.response.content.text = text;
+        e._response_body = text.notKept;
+      }
     }
     e.response.redirectURL = this.url(e.response.redirectURL);
     e.response.statusText = this.replaceKnown(e.response.statusText);

@@ -1,15 +1,19 @@
 import { formatDuration } from '../duration.js';
 import type { Difference } from './compare.js';
-import { stepsOf } from './compare.js';
+import { envelopeOf, stepsOf } from './compare.js';
 import type { Replayed, ReplayResult } from './replay.js';
 
 /**
  * What a scenario can close of the differences a verify found, as a scenario that `extends` the
  * one verified against: the statuses a payout goes through and when, by payment method, learnt
- * from the recorded checks (the median over the method's payouts); and, for an initialize whose
- * amount got another answer from the real service, a rule for that amount that answers as it did
- * (its error code and message, or acceptance). Everything else (fields, types, shapes, envelopes,
- * the messages of successful answers) needs a change to the sandbox: listed for its maintainers.
+ * from the recorded checks (the median over the method's payouts; none, for a method whose
+ * payouts never left the status they were made in); and, for an initialize whose amount and
+ * method got another answer from the real service, a rule for them that answers as it did (its
+ * error code and message, or acceptance) — unless the real service answered that amount and method
+ * two ways, or either side answered a validation failure (envelope A: no scenario rule is reached
+ * before validation). Everything else (fields, types, shapes, the messages of successful answers)
+ * needs a change to the sandbox: listed for its maintainers, from what a verify with the
+ * suggested scenario still finds.
  */
 
 export interface Suggestion {
@@ -24,21 +28,36 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 /** Kinds a rule for an initialize's amount closes. */
 const ANSWERED_OTHERWISE = new Set(['status', 'envelope', 'error_code', 'message']);
 
-/** The rule that makes an initialize of this amount answer as the real service did, or null. */
+/** What the real service answered an initialize, as a rule would: accepted, or refused with a code and message; null for anything else. */
+function outcomeOf(body: unknown): string | null {
+  if (envelopeOf(body) === 'success') return 'accepted';
+  if (envelopeOf(body) === 'B' && isObject(body) && isObject(body.error) && typeof body.error.code === 'string') {
+    return JSON.stringify([body.error.code, body.error.message ?? null]);
+  }
+  return null;
+}
+
+/** An initialize's amount and method: what an amount rule matches. */
+const amountKey = (r: Replayed) => JSON.stringify([Number(r.call.body?.amount), String(r.call.body?.payment_method ?? '')]);
+
+/** The rule that makes an initialize of this amount and method answer as the real service did, or null. */
 function amountRule(r: Replayed, timelines: Map<string, Array<Record<string, unknown>>>): Record<string, unknown> | null {
   const amount = Number(r.call.body?.amount);
-  if (!Number.isFinite(amount)) return null;
+  const method = r.call.body?.payment_method;
+  if (!Number.isFinite(amount) || typeof method !== 'string') return null;
+  // A validation failure on either side is answered before any scenario rule is reached.
+  if (envelopeOf(r.call.recorded.body) === 'A' || envelopeOf(r.sandbox.body) === 'A') return null;
   const body = r.call.recorded.body;
-  const name = `recorded-amount-${amount}`;
-  if (isObject(body) && body.status === false && isObject(body.error) && typeof body.error.code === 'string') {
-    return { name, description: 'learnt from a recorded session', match: { amount }, reject: { code: body.error.code, message: body.error.message } };
+  const name = `recorded-amount-${amount}-${method}`;
+  const match = { amount, payment_method: method };
+  if (envelopeOf(body) === 'B' && isObject(body) && isObject(body.error) && typeof body.error.code === 'string') {
+    return { name, description: 'learnt from a recorded session', match, reject: { code: body.error.code, message: body.error.message } };
   }
-  if (isObject(body) && body.success === true) {
-    const method = String(r.call.body?.payment_method ?? '');
+  if (envelopeOf(body) === 'success') {
     return {
       name,
       description: 'learnt from a recorded session: accepted by the real service',
-      match: { amount },
+      match,
       timeline: timelines.get(method) ?? [{ after: '5s', status: 'Success' }],
     };
   }
@@ -71,7 +90,8 @@ function learntTimelines(result: ReplayResult): Map<string, Array<Record<string,
     const common = [...counts].sort((a, b) => b[1] - a[1])[0]?.[0];
     const same = payouts.filter((ps) => key(ps) === common);
     const first = same[0];
-    if (!first || first.length === 0) continue;
+    if (!first) continue;
+    // Never seen to leave the status it was made in: an empty timeline keeps it there.
     const steps: Array<Record<string, unknown>> = [];
     for (let i = 0; i < first.length; i++) {
       const delay = median(same.map((ps) => (ps[i]?.at ?? 0) - (i === 0 ? 0 : (ps[i - 1]?.at ?? 0))));
@@ -88,8 +108,17 @@ export function suggestScenario(result: ReplayResult, base: string, name = 'sugg
   const rules: Array<Record<string, unknown>> = [];
   const closed = new Set<Difference>();
   const timed = new Set<string>();
+  // An amount and method the real service answered two ways gets no rule: no one answer is right.
+  const outcomes = new Map<string, Set<string | null>>();
   for (const r of result.replayed) {
     if (r.call.operation.name !== 'initializePayout') continue;
+    const set = outcomes.get(amountKey(r)) ?? new Set();
+    set.add(outcomeOf(r.call.recorded.body));
+    outcomes.set(amountKey(r), set);
+  }
+  for (const r of result.replayed) {
+    if (r.call.operation.name !== 'initializePayout') continue;
+    if ((outcomes.get(amountKey(r))?.size ?? 0) > 1) continue;
     if (!r.differences.some((d) => ANSWERED_OTHERWISE.has(d.kind))) continue;
     const rule = amountRule(r, timelines);
     if (rule === null) continue;
@@ -118,6 +147,19 @@ export function suggestScenario(result: ReplayResult, base: string, name = 'sugg
   }
   // Amount rules come first: an amount the real service answered otherwise wins over its method's timeline.
   rules.sort((a, b) => Number(String(b.name).startsWith('recorded-amount')) - Number(String(a.name).startsWith('recorded-amount')));
+  return {
+    scenario: {
+      extends: base,
+      name,
+      description: 'Suggested by payout-sandbox verify --suggest-scenario from a recorded session: what a scenario can close.',
+      payouts: { rules },
+    },
+    needsSandboxChange: openDifferences(result, closed),
+  };
+}
+
+/** A replay's differences but the `closed` ones, one row per operation, kind and path, with the entries that showed it. */
+export function openDifferences(result: ReplayResult, closed: ReadonlySet<Difference> = new Set()): Suggestion['needsSandboxChange'] {
   const open = new Map<string, Suggestion['needsSandboxChange'][number]>();
   for (const r of result.replayed) {
     for (const d of r.differences) {
@@ -128,13 +170,5 @@ export function suggestScenario(result: ReplayResult, base: string, name = 'sugg
       else open.set(k, { operation: r.call.operation.id, kind: d.kind, path: d.path, recorded: d.recorded, sandbox: d.sandbox, entries: [r.call.entry] });
     }
   }
-  return {
-    scenario: {
-      extends: base,
-      name,
-      description: 'Suggested by payout-sandbox verify --suggest-scenario from a recorded session: what a scenario can close.',
-      payouts: { rules },
-    },
-    needsSandboxChange: [...open.values()],
-  };
+  return [...open.values()];
 }

@@ -1,12 +1,18 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { Command, Option } from 'commander';
-import type { SandboxOptions } from '../sandbox/config.js';
+import { ConfigError, type SandboxOptions } from '../sandbox/config.js';
+import { resolveExtends } from '../scenario/extends.js';
+import { ScenarioError } from '../scenario/types.js';
+import { fileExists } from '../shipped.js';
+import { fsProblem } from '../store/file-errors.js';
+import { writeProblem } from '../store/writable.js';
+import { PACKAGE_ROOT } from '../version.js';
 import { type CallsOf, callsOf, type HarEntryLike } from './calls.js';
 import type { DifferenceKind } from './compare.js';
 import { readHarText } from './har.js';
 import { type Driver, httpDriver, inProcessDriver, type ReplayResult, replay } from './replay.js';
-import { type Suggestion, suggestScenario } from './suggest.js';
+import { openDifferences, type Suggestion, suggestScenario } from './suggest.js';
 
 /**
  * `payout-sandbox verify FILE.har`: a recorded session (the recorder's HAR, the sandbox's own trace
@@ -44,10 +50,31 @@ export interface VerifyReport {
   not_api: number;
   /** With a suggested scenario: what a scenario cannot close. */
   needs_sandbox_change?: Suggestion['needsSandboxChange'];
+  /** With a suggested scenario, in-process: the score of a verify with it (what it closes, measured). */
+  suggested_score?: number;
 }
 
 /** A HAR that holds nothing to verify, or is no HAR: verify exits 2 with this. */
 export class HarProblem extends Error {}
+
+/**
+ * The paths the recorder's upstreams were mounted under (`https://uat.example.com/gw` → `/gw`),
+ * from `log._payout_sandbox`: stripped from each entry's path before it is matched to the API.
+ */
+function upstreamPrefixes(value: unknown): string[] {
+  const info = (value as { log?: { _payout_sandbox?: Record<string, unknown> } } | null)?.log?._payout_sandbox;
+  const out: string[] = [];
+  for (const u of [info?.upstream, info?.checkout_upstream]) {
+    if (typeof u !== 'string') continue;
+    try {
+      const path = new URL(u).pathname.replace(/\/+$/, '');
+      if (path !== '' && !out.includes(path)) out.push(path);
+    } catch {
+      // Not a URL: nothing to strip.
+    }
+  }
+  return out;
+}
 
 /** The entries of a parsed HAR, checked (HAR 1.2, every entry with a request and a response). */
 export function harEntries(value: unknown): HarEntryLike[] {
@@ -64,8 +91,9 @@ export function harEntries(value: unknown): HarEntryLike[] {
 }
 
 /** A session's calls, or why there is nothing to verify. */
-function usable(entries: HarEntryLike[]): CallsOf {
-  const found = callsOf(entries);
+function usable(har: unknown): CallsOf {
+  const entries = harEntries(har);
+  const found = callsOf(entries, upstreamPrefixes(har));
   if (found.calls.length === 0) {
     throw new HarProblem(
       `no entry to verify: ${entries.length} entries, ${found.notApi} not calls of this API${found.skipped.length ? `, ${found.skipped.length} without a usable answer` : ''}`,
@@ -81,7 +109,7 @@ interface Verified {
 }
 
 async function run(har: unknown, options: VerifyOptions): Promise<Verified> {
-  const { calls, skipped, notApi } = usable(harEntries(har));
+  const { calls, skipped, notApi } = usable(har);
   const driver: Driver = options.url ? httpDriver(options.url, options.adminToken) : await inProcessDriver({ scenario: options.scenario });
   try {
     const result = await replay(calls, driver, { ignore: options.ignore });
@@ -111,12 +139,43 @@ export async function verifySession(har: unknown, options: VerifyOptions = {}): 
   return (await run(har, options)).report;
 }
 
-/** As verifySession, with the scenario that closes what a scenario can close of the differences. */
-export async function verifyAndSuggest(har: unknown, options: VerifyOptions = {}): Promise<{ report: VerifyReport; suggestion: Suggestion }> {
+/** A shipped scenario's name (`extends` takes it), or null. */
+function shippedName(name: string): string | null {
+  return /^[A-Za-z0-9_-]+$/.test(name) && fileExists(resolve(PACKAGE_ROOT, 'scenarios', `${name}.json`)) ? name : null;
+}
+
+/**
+ * What the suggestion extends: the --scenario file verified against, or the shipped scenario the
+ * sandbox runs (by its file or, for a running one, its name); a running sandbox's own scenario,
+ * which a file cannot name, is replaced by `default` and said so in `note`.
+ */
+function suggestionBase(options: VerifyOptions, driver: string): { base: string; note: string | null } {
+  if (typeof options.scenario === 'string') return { base: resolve(options.scenario), note: null };
+  const shipped = /(?:^|[\\/])scenarios[\\/]([A-Za-z0-9_-]+)\.json$/.exec(driver)?.[1] ?? driver;
+  if (shippedName(shipped) !== null) return { base: shipped, note: null };
+  return {
+    base: 'default',
+    note: `the sandbox at --url runs the scenario "${driver}", which is not shipped: the suggestion extends default (point its extends at your scenario's file)`,
+  };
+}
+
+/**
+ * As verifySession, with the scenario that closes what a scenario can close of the differences.
+ * In-process, the session is verified again with it: what remains is what needs a change to the
+ * sandbox, and `suggested_score` what the suggestion reaches.
+ */
+export async function verifyAndSuggest(
+  har: unknown,
+  options: VerifyOptions = {},
+): Promise<{ report: VerifyReport; suggestion: Suggestion; note: string | null }> {
   const { report, result, driver } = await run(har, options);
-  const base = typeof options.scenario === 'string' ? resolve(options.scenario) : /scenarios\/default\.json$/.test(driver) ? 'default' : driver;
+  const { base, note } = suggestionBase(options, driver);
   const suggestion = suggestScenario(result, base);
-  return { report: { ...report, needs_sandbox_change: suggestion.needsSandboxChange }, suggestion };
+  if (options.url !== undefined) return { report: { ...report, needs_sandbox_change: suggestion.needsSandboxChange }, suggestion, note };
+  const scenario = (await resolveExtends(suggestion.scenario, null)) as SandboxOptions['scenario'];
+  const again = await run(har, { ...options, scenario });
+  suggestion.needsSandboxChange = openDifferences(again.result);
+  return { report: { ...report, needs_sandbox_change: suggestion.needsSandboxChange, suggested_score: again.report.score }, suggestion, note };
 }
 
 const show = (v: unknown) => (v === undefined ? '—' : typeof v === 'string' ? v : JSON.stringify(v));
@@ -190,7 +249,18 @@ function program(): Command {
     .option('--url <url>', 'verify against a running sandbox instead (its base URL)')
     .addOption(new Option('--admin-token <token>', "the running sandbox's admin token").env('SANDBOX_ADMIN_TOKEN'))
     .option('--report <file>', 'write the report: .json, .md (Markdown) or .xml (JUnit)')
-    .option('--ignore <path...>', 'answer paths not compared (dotted, e.g. data.transaction.purpose)')
+    .option(
+      '--ignore <path>',
+      'an answer path not compared, nor anything under it (dotted, e.g. data.transaction.purpose; repeatable, or comma-separated)',
+      (v: string, all: string[]) => [
+        ...all,
+        ...v
+          .split(',')
+          .map((x) => x.trim())
+          .filter(Boolean),
+      ],
+      [] as string[],
+    )
     .option('--suggest-scenario <file>', 'write the scenario that closes what a scenario can close')
     .option('--json', 'print the report as JSON')
     .helpOption('-h, --help', 'this help')
@@ -216,6 +286,35 @@ export async function verifyCommand(args: string[]): Promise<number> {
   const o = cmd.opts<{ scenario?: string; url?: string; adminToken?: string; report?: string; ignore?: string[]; suggestScenario?: string; json?: boolean }>();
   const file = cmd.args[0] as string;
   const say = (m: string) => process.stderr.write(`payout-sandbox verify: ${m}\n`);
+  if (o.url !== undefined && o.scenario !== undefined) {
+    say("--scenario and --url do not go together: --scenario sets the in-process sandbox's scenario; a running sandbox (--url) runs its own");
+    return EXIT.usage;
+  }
+  if (o.url !== undefined && !/^https?:\/\/[^/]/i.test(o.url)) {
+    say(`--url ${o.url}: not an http(s) URL`);
+    return EXIT.usage;
+  }
+  if (o.scenario !== undefined) {
+    const problem = await stat(o.scenario).then(
+      (s) => (s.isFile() ? null : 'it is not a file'),
+      (err: unknown) => fsProblem(err),
+    );
+    if (problem !== null) {
+      say(`--scenario ${o.scenario}: ${problem}`);
+      return EXIT.usage;
+    }
+  }
+  // What will be written is checked before anything runs: a replay is not lost to a path that cannot take its report.
+  for (const [option, path] of [
+    ['--report', o.report],
+    ['--suggest-scenario', o.suggestScenario],
+  ] as const) {
+    const problem = path === undefined ? null : await writeProblem(resolve(path), 'file');
+    if (problem !== null) {
+      say(`${option} ${path}: cannot be written (${problem})`);
+      return EXIT.usage;
+    }
+  }
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -234,15 +333,20 @@ export async function verifyCommand(args: string[]): Promise<number> {
   let entries: Array<{ entry: number; operation: string }>;
   try {
     if (o.suggestScenario) {
-      const { report: r, suggestion } = await verifyAndSuggest(read.har, options);
+      const { report: r, suggestion, note } = await verifyAndSuggest(read.har, options);
       report = r;
+      if (note !== null) say(note);
       await write(o.suggestScenario, `${JSON.stringify(suggestion.scenario, null, 2)}\n`);
       say(`suggested scenario written to ${o.suggestScenario} (${basename(o.suggestScenario)}: verify again with --scenario ${o.suggestScenario})`);
     } else report = await verifySession(read.har, options);
-    entries = usable(harEntries(read.har)).calls.map((c) => ({ entry: c.entry, operation: c.operation.id }));
+    entries = usable(read.har).calls.map((c) => ({ entry: c.entry, operation: c.operation.id }));
   } catch (err) {
     if (err instanceof HarProblem) {
       say(`${file}: ${err.message}`);
+      return EXIT.usage;
+    }
+    if (err instanceof ScenarioError || err instanceof ConfigError) {
+      say(err.message);
       return EXIT.usage;
     }
     say(`could not verify: ${(err as Error).message}`);

@@ -8,6 +8,7 @@ import { startRecorder } from '../../src/fidelity/record.js';
 import { verifySession } from '../../src/fidelity/verify.js';
 import { type StartedSandbox, startSandbox } from '../../src/index.js';
 import { killAll, runCli } from '../cli-helpers.js';
+import { beneficiaryBody } from '../helpers.js';
 import { startReceiver } from '../receiver.js';
 
 afterAll(killAll);
@@ -56,14 +57,7 @@ async function session(sb: StartedSandbox): Promise<string> {
   await m.advance('10s');
   await call('GET', '/api/v1/public/payment/transfer/status?client_ref_id=FID-0003');
   await call('GET', `/api/v1/public/balance/check?account_no=${van}`);
-  const bene = await call('POST', '/api/v1/public/beneficiary/create', {
-    transfer_type: 'BANK',
-    beneficiary_name: 'Anita Desai',
-    beneficiary_email: 'anita@example.com',
-    beneficiary_mobile: '9123456780',
-    account_number: '001234567890',
-    ifsc_code: 'ICIC0001234',
-  });
+  const bene = await call('POST', '/api/v1/public/beneficiary/create', beneficiaryBody());
   await call('POST', '/api/v1/public/payment/transfer', { ...body({ debit_from: van, client_ref_id: 'FID-0004' }), beneficiary_id: bene.data.beneficiary_id });
   await m.advance('10s');
   await call('POST', '/api/v1/public/beneficiary/get', { beneficiary_id: bene.data.beneficiary_id });
@@ -230,13 +224,24 @@ describe('a session recorded against a stand-in upstream that differs in known w
 
   test('--suggest-scenario closes the delay, the message and the error code; the extra field needs a change to the sandbox', async () => {
     const suggested = join(dir, 'suggested.json');
-    const first = await runCli(['verify', har, '--suggest-scenario', suggested, '--report', join(dir, 'report.md')]);
+    const first = await runCli(['verify', har, '--suggest-scenario', suggested, '--report', join(dir, 'report.md'), '--json']);
     expect(first.code).toBe(5);
     const scenario = JSON.parse(readFileSync(suggested, 'utf8'));
     expect(scenario.extends).toBe('default');
-    expect(scenario.payouts.rules.map((r: { name: string }) => r.name)).toEqual(['recorded-amount-777', 'recorded-amount-1001.02', 'recorded-timeline-1001']);
+    expect(scenario.payouts.rules.map((r: { name: string }) => r.name)).toEqual([
+      'recorded-amount-777-1001',
+      'recorded-amount-1001.02-1001',
+      'recorded-timeline-1001',
+    ]);
+    expect(scenario.payouts.rules[0].match).toEqual({ amount: 777, payment_method: '1001' });
     const md = readFileSync(join(dir, 'report.md'), 'utf8');
     expect(md).toMatch(/Needs a change to the sandbox[\s\S]*missing_field \| `data\.transaction\.utr`/);
+    // Measured, not predicted: the session verified again with the suggestion, what remains is the field.
+    const json = JSON.parse(first.stdout);
+    expect(json.suggested_score).toBe(Number((4 / 6).toFixed(4)));
+    expect(json.needs_sandbox_change.map((n: { kind: string; path: string; entries: number[] }) => [n.kind, n.path, n.entries])).toEqual([
+      ['missing_field', 'data.transaction.utr', [1, 2]],
+    ]);
     const again = await verifySession(read(), { scenario: suggested });
     expect(again.differences.map((d) => [d.kind, d.path])).toEqual([
       ['missing_field', 'data.transaction.utr'],
