@@ -5,7 +5,7 @@
 // (writable by any uid); then builds with podman, or docker when podman is not there. Offline:
 // nothing is pulled.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { containerEngine } from './container-engine.js';
@@ -71,6 +71,8 @@ function main() {
   // The images these tags named before, now untagged: removed (unless a container still uses one).
   const now = new Set(tags.map((t) => spawnSync(engine.cmd, ['image', 'inspect', '--format', '{{.Id}}', t], { encoding: 'utf8' }).stdout?.trim()));
   for (const id of new Set(before)) if (!now.has(id)) spawnSync(engine.cmd, ['rmi', id], { stdio: 'ignore' });
+  // Which build of the executable this image holds (its mtime): the tests' ensureImage() rebuilds only when it changed.
+  writeFileSync(join(root, 'dist/image-built-from'), String(statSync(binary).mtimeMs));
   const size = Number(execFileSync(engine.cmd, ['image', 'inspect', '--format', '{{.Size}}', tags[0]], { encoding: 'utf8' }).trim());
   process.stdout.write(
     `${tags.join(', ')}: ${(size / 2 ** 20).toFixed(1)} MiB (the executable and ${libraries.length} libraries: ${libraries.join(' ')}), ` +

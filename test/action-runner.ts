@@ -3,6 +3,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlin
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { useTempDir } from './helpers.js';
 
 /**
  * The GitHub runner, as far as action.yml's JavaScript action meets it: every declared input as
@@ -104,4 +105,22 @@ export function runStep(
       }),
     );
   });
+}
+
+/**
+ * What the runner does at the end of a job, for tests that start sandboxes through the action: the
+ * pids pushed to `started` are killed after each test (no sandbox outlives it), with a temp dir.
+ */
+export function useStartedSandboxes(): { started: number[]; dir: () => string } {
+  const started: number[] = [];
+  const dir = useTempDir(() => {
+    for (const pid of started.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Already stopped.
+      }
+    }
+  });
+  return { started, dir };
 }

@@ -1,8 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { ACTION_YML, actionCheckout, runStep, type StepResult } from './action-runner.js';
-import { useTempDir } from './helpers.js';
+import { ACTION_YML, actionCheckout, runStep, type StepResult, useStartedSandboxes } from './action-runner.js';
 
 /**
  * action.yml's main and post steps, run as the GitHub runner runs them (test/action-runner.ts),
@@ -11,17 +10,8 @@ import { useTempDir } from './helpers.js';
  * the stop in post with the summary and the gates.
  */
 
-const started: number[] = [];
-const dir = useTempDir(() => {
-  // What the runner does at the end of a job: no sandbox outlives the test.
-  for (const pid of started.splice(0)) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Already stopped.
-    }
-  }
-});
+// What the runner does at the end of a job: no sandbox outlives the test.
+const { started, dir } = useStartedSandboxes();
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {

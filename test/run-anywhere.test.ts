@@ -50,6 +50,8 @@ test('the Dockerfile: FROM scratch, a numeric non-root user, port 4010, a /data 
   expect(lines).toContain('EXPOSE 4010');
   expect(lines).toContain('VOLUME /data');
   expect(lines.find((l) => l.startsWith('HEALTHCHECK'))).toMatch(/CMD \["\/usr\/local\/bin\/payout-sandbox", "wait"/);
+  // Checked every second from the start: compose's service_healthy within about a second, not ten.
+  expect(lines.find((l) => l.startsWith('HEALTHCHECK'))).toMatch(/^HEALTHCHECK --interval=1s --timeout=\d+s --start-period=\d+s /);
   expect(lines.join('\n')).toMatch(/SANDBOX_HOST=0\.0\.0\.0/);
   expect(lines.join('\n')).not.toMatch(/SANDBOX_(ADMIN_TOKEN|INSECURE_OPEN_CONTROL)=/);
 });

@@ -175,8 +175,9 @@ export const CoverageQuery = input(
         'x-message': `must be groups of the coverage catalogue, comma-separated: ${COVERAGE_GROUPS.map((g) => g.replace(/ /g, '-')).join(', ')}.`,
       }),
     ),
+    min: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
   },
-  'The coverage report as JSON, Markdown or JUnit (`uncovered`: how JUnit reports an uncovered behaviour; `ignore`: groups left out, comma-separated).',
+  'The coverage report as JSON, Markdown or JUnit (`uncovered`: how JUnit reports an uncovered behaviour; `ignore`: groups left out, comma-separated; `min`: the gate, a percentage: under it the answer is HTTP 422 with the report).',
 );
 export type CoverageQuery = Static<typeof CoverageQuery>;
 
@@ -186,8 +187,9 @@ export const ReviewQuery = input(
     format: Type.Optional(StringEnum(REVIEW_FORMATS)),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: FINDINGS_PAGE.max })),
     offset: Type.Optional(Type.Integer({ minimum: 0 })),
+    fail_on: Type.Optional(StringEnum(['high', 'medium', 'low', 'unproven'] as const)),
   },
-  `The integration review as JSON, Markdown or JUnit (one test case per merchant and rule); the JSON lists findings from \`offset\`, \`limit\` of them (default ${FINDINGS_PAGE.default}).`,
+  `The integration review as JSON, Markdown or JUnit (one test case per merchant and rule); the JSON lists findings from \`offset\`, \`limit\` of them (default ${FINDINGS_PAGE.default}); \`fail_on\`: the gate, as --review-fail-on: a finding at or above it (unproven: or a high rule not proven) answers HTTP 422 with the report.`,
 );
 
 const strict = { strict: true };

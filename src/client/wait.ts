@@ -1,13 +1,17 @@
+import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DURATION_FORMS, formatDuration, parseDuration } from '../duration.js';
 import { baseUrl, EXIT, parseVerb } from './http.js';
 
 /**
- * `payout-sandbox wait [--url URL] [--timeout 30s]`: waits until a sandbox answers its health
- * check (`GET /__sandbox/health` → `{ ok: true, version }`, no admin token needed). Exit 0 as
- * soon as it does, 1 after the timeout with what it saw meanwhile (nothing listening, something
- * that is not the sandbox, a sandbox that is not healthy), 2 for a bad option. What a script, a
- * CI step or a container's HEALTHCHECK runs before it talks to the sandbox.
+ * `payout-sandbox wait [--url URL] [--timeout 30s] [--pid PID] [--ready-file FILE]`: waits until
+ * a sandbox answers its health check (`GET /__sandbox/health` → `{ ok: true, version }`, no admin
+ * token needed). Exit 0 as soon as it does, 1 after the timeout with what it saw meanwhile
+ * (nothing listening, something that is not the sandbox, a sandbox that is not healthy), 2 for a
+ * bad option. With `--pid`, 1 at once when that process has exited (a start that failed: the port
+ * taken, a bad file); with `--ready-file`, only the sandbox that wrote that file (its `--ready-file`)
+ * counts, at the URL it wrote: not another one on the same port. What a script, a CI step or a
+ * container's HEALTHCHECK runs before it talks to the sandbox.
  */
 
 /** Between two attempts. */
@@ -21,6 +25,36 @@ function duration(value: string): number {
   return ms;
 }
 
+function pidOf(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) throw new InvalidArgumentError('must be a process id (a whole number above 0).');
+  return n;
+}
+
+/** Whether process `pid` still runs (one of another user's answers EPERM: it runs). */
+function running(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The ready file's `{ url, pid }` once written (by `pid`, when given), else null. */
+function readyUrl(file: string, pid: number | undefined): string | null {
+  let ready: { url?: unknown; pid?: unknown };
+  try {
+    ready = JSON.parse(readFileSync(file, 'utf8')) as typeof ready;
+  } catch {
+    return null;
+  }
+  if (typeof ready.url !== 'string') return null;
+  // A file left by an earlier sandbox (killed with -9) names another pid: not this one's yet.
+  if (pid !== undefined && ready.pid !== pid) return null;
+  return baseUrl(ready.url);
+}
+
 /** The default: SANDBOX_URL (as the other verbs), else this machine on the sandbox's own SANDBOX_PORT (4010). */
 function defaultUrl(): string {
   return process.env.SANDBOX_URL ? baseUrl(process.env.SANDBOX_URL) : `http://127.0.0.1:${process.env.SANDBOX_PORT || '4010'}`;
@@ -31,6 +65,8 @@ function program(): Command {
     .description('Waits until the sandbox at URL answers its health check: exit 0 once it does, 1 after the timeout.')
     .addOption(new Option('--url <url>', 'the sandbox, its base URL (default: $SANDBOX_URL, else http://127.0.0.1:$SANDBOX_PORT, 4010)').argParser(baseUrl))
     .addOption(new Option('--timeout <duration>', 'how long to wait').argParser(duration).default(30_000, '30s'))
+    .addOption(new Option('--pid <pid>', 'the sandbox started in the background ($!): give up at once when it has exited').argParser(pidOf))
+    .addOption(new Option('--ready-file <file>', "the sandbox's --ready-file: healthy only once it is written (by --pid, when given), at the URL it names"))
     .helpOption('-h, --help', 'this help')
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) })
@@ -42,7 +78,8 @@ type Seen =
   | { kind: 'healthy'; version: string }
   | { kind: 'unhealthy'; error: string }
   | { kind: 'other'; status: number; type: string }
-  | { kind: 'unreachable'; reason: string };
+  | { kind: 'unreachable'; reason: string }
+  | { kind: 'not-ready'; file: string };
 
 async function attempt(healthUrl: string, ms: number): Promise<Seen> {
   let res: Response;
@@ -74,6 +111,8 @@ function describe(seen: Seen | null, base: string): string {
       return seen.reason;
     case 'unhealthy':
       return `the sandbox answers but is not healthy: ${seen.error}`;
+    case 'not-ready':
+      return `${seen.file} was not written`;
     case 'other':
       return `something else answers there, not a payout-sandbox (GET ${base}/__sandbox/health: HTTP ${seen.status}, ${seen.type}): another program on this port? Give the sandbox's URL with --url`;
     default:
@@ -86,7 +125,7 @@ export async function waitHealthy(args: string[]): Promise<number> {
   const cmd = program();
   const parsed = parseVerb(cmd, args);
   if (parsed !== null) return parsed;
-  const o = cmd.opts<{ url?: string; timeout: number }>();
+  const o = cmd.opts<{ url?: string; timeout: number; pid?: number; readyFile?: string }>();
   let base: string;
   try {
     base = o.url ?? defaultUrl();
@@ -97,10 +136,17 @@ export async function waitHealthy(args: string[]): Promise<number> {
   const deadline = Date.now() + o.timeout;
   let last: Seen | null = null;
   for (;;) {
+    if (o.pid !== undefined && !running(o.pid)) {
+      process.stderr.write(`payout-sandbox wait: the sandbox (pid ${o.pid}) exited before it was healthy: its output says why.\n`);
+      return 1;
+    }
     const left = deadline - Date.now();
-    const seen = await attempt(`${base}/__sandbox/health`, Math.max(1, Math.min(ATTEMPT_MS, left)));
-    if (seen.kind === 'healthy') {
-      process.stdout.write(`payout-sandbox ${seen.version} is healthy at ${base}\n`);
+    const written = o.readyFile === undefined ? base : readyUrl(o.readyFile, o.pid);
+    const url = written === null ? null : o.url === undefined ? written : base;
+    const seen: Seen =
+      url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, Math.max(1, Math.min(ATTEMPT_MS, left)));
+    if (seen.kind === 'healthy' && (o.pid === undefined || running(o.pid))) {
+      process.stdout.write(`payout-sandbox ${seen.version} is healthy at ${url}\n`);
       return 0;
     }
     last = seen;

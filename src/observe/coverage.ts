@@ -96,7 +96,7 @@ export async function writeCoverageReport(file: string, r: CoverageReport, uncov
 }
 
 /** The failure of a --coverage-min gate, or null when it holds (or there is none). */
-export function coverageShortfall(r: CoverageReport, min: number | null): string | null {
+export function coverageShortfall(r: CoverageReport, min: number | null, gate = '--coverage-min'): string | null {
   if (min === null || r.summary.percent >= min) return null;
-  return `behaviour coverage ${r.summary.percent} % (${r.summary.covered} of ${r.summary.total}) is below --coverage-min ${min} %`;
+  return `behaviour coverage ${r.summary.percent} % (${r.summary.covered} of ${r.summary.total}) is below ${gate} ${min} %`;
 }

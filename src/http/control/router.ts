@@ -9,8 +9,8 @@ import { SANDBOX_RULE_HEADER } from '../../contract/envelopes.js';
 import { openApiDocument } from '../../contract/openapi.js';
 import { RequestError } from '../../errors.js';
 import { type CoverageGroup, coverageGroupOf } from '../../observe/catalogue.js';
-import { type CoverageReport, coverageJunit, coverageMarkdown } from '../../observe/coverage.js';
-import { FINDINGS_PAGE, type Page, type ReviewReport, reviewJunit, reviewMarkdown } from '../../observe/review/report.js';
+import { type CoverageReport, coverageJunit, coverageMarkdown, coverageShortfall } from '../../observe/coverage.js';
+import { FINDINGS_PAGE, type Page, type ReviewReport, reviewJunit, reviewMarkdown, reviewShortfall } from '../../observe/review/report.js';
 import { secretEquals } from '../auth.js';
 import { limiter } from '../ratelimit.js';
 import { noteRefusal } from '../requests.js';
@@ -31,9 +31,33 @@ function controlErrorHandler(err: unknown, _req: Request, res: Response, next: N
   next(err);
 }
 
-/** A coverage report as asked: `?format=json|markdown|junit`, and `&uncovered=failed|skipped` for JUnit. */
+/** HTTP status of a report whose gate (`?min=`, `?fail_on=`) fails: `curl --fail-with-body` is then the whole CI gate step. */
+export const GATE_FAILED_STATUS = 422;
+
+/**
+ * A report answered as asked, with its gate's verdict when one was asked: 200 and
+ * `X-Sandbox-Gate: passed`, or 422 and `X-Sandbox-Gate: failed` with the reason in
+ * `X-Sandbox-Gate-Reason`; the JSON gains `gate: { passed, reason }`.
+ */
+function gated(asked: boolean, failure: string | null, answer: { json: () => object } | { type: string; text: string }): Answer {
+  const status = asked && failure !== null ? GATE_FAILED_STATUS : 200;
+  const gateHeaders: Record<string, string> = asked
+    ? { 'X-Sandbox-Gate': failure === null ? 'passed' : 'failed', ...(failure === null ? {} : { 'X-Sandbox-Gate-Reason': failure }) }
+    : {};
+  if ('json' in answer) {
+    const body = answer.json();
+    if (!asked) return body;
+    return { status, headers: gateHeaders, body: { gate: { passed: failure === null, reason: failure }, ...body }, answer: true };
+  }
+  return { status, headers: { 'Content-Type': answer.type, ...gateHeaders }, text: answer.text, answer: true };
+}
+
+const MARKDOWN = 'text/markdown; charset=utf-8';
+const XML = 'application/xml; charset=utf-8';
+
+/** A coverage report as asked: `?format=json|markdown|junit`, and `&uncovered=failed|skipped` for JUnit; `&min=N` gates it. */
 function coverageAnswer(req: Request, report: (ignore: CoverageGroup[]) => CoverageReport): Answer {
-  const { format = 'json', uncovered: how = 'failed', ignore } = parse.coverageQuery(req.query);
+  const { format = 'json', uncovered: how = 'failed', ignore, min } = parse.coverageQuery(req.query);
   const uncovered = how === 'skipped' ? 'skipped' : 'failed';
   const r = report(
     ignore === undefined
@@ -43,9 +67,11 @@ function coverageAnswer(req: Request, report: (ignore: CoverageGroup[]) => Cover
           .filter((g) => g !== '')
           .map((g) => coverageGroupOf(g) as CoverageGroup),
   );
-  if (format === 'json') return r;
-  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: coverageMarkdown(r), answer: true };
-  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: coverageJunit(r, uncovered), answer: true };
+  const failure = coverageShortfall(r, min ?? null, 'min');
+  const asked = min !== undefined;
+  if (format === 'json') return gated(asked, failure, { json: () => r });
+  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: coverageMarkdown(r) });
+  return gated(asked, failure, { type: XML, text: coverageJunit(r, uncovered) });
 }
 
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
@@ -265,12 +291,18 @@ function recordRoutes(admin: Admin): Route[] {
   ];
 }
 
-/** The integration review as asked: `?format=json|markdown|junit`; the JSON a page of the findings (`limit`, `offset`), the others all of them. */
+/**
+ * The integration review as asked: `?format=json|markdown|junit`; the JSON a page of the findings
+ * (`limit`, `offset`), the others all of them; `&fail_on=high|medium|low|unproven` gates it.
+ */
 function reviewAnswer(req: Request, report: (page?: Page) => ReviewReport): Answer {
-  const { format = 'json', limit, offset } = parse.reviewQuery(req.query);
-  if (format === 'json') return report({ limit: limit ?? FINDINGS_PAGE.default, offset });
-  if (format === 'markdown') return { status: 200, headers: { 'Content-Type': 'text/markdown; charset=utf-8' }, text: reviewMarkdown(report()), answer: true };
-  return { status: 200, headers: { 'Content-Type': 'application/xml; charset=utf-8' }, text: reviewJunit(report()), answer: true };
+  const { format = 'json', limit, offset, fail_on: failOn } = parse.reviewQuery(req.query);
+  const r = format === 'json' ? report({ limit: limit ?? FINDINGS_PAGE.default, offset }) : report();
+  const failure = reviewShortfall(r, failOn ?? null);
+  const asked = failOn !== undefined;
+  if (format === 'json') return gated(asked, failure, { json: () => r });
+  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: reviewMarkdown(r) });
+  return gated(asked, failure, { type: XML, text: reviewJunit(r) });
 }
 
 /** Whether the merchants' integrations handled what the sandbox threw at them (docs/review.md). */

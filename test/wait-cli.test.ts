@@ -1,0 +1,52 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, killAll, runCli, startCli } from './cli-helpers.js';
+import { useTempDir } from './helpers.js';
+
+/**
+ * `payout-sandbox wait --pid PID --ready-file FILE` (docs/run-anywhere.md): a start that failed
+ * is said at once rather than after the timeout, and only the sandbox that wrote the ready file
+ * counts — not another one answering on the same port.
+ */
+
+const dir = useTempDir(killAll);
+
+test('--pid of a process that has exited: exit 1 at once, naming it', async () => {
+  const gone = spawn(process.execPath, ['-e', '0']);
+  await new Promise((resolve) => gone.once('exit', resolve));
+  const started = Date.now();
+  const r = await runCli(['wait', '--pid', String(gone.pid), '--timeout', '10s']);
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 1,
+    stderr: `payout-sandbox wait: the sandbox (pid ${gone.pid}) exited before it was healthy: its output says why.\n`,
+  });
+  expect(Date.now() - started).toBeLessThan(5_000);
+  expect((await runCli(['wait', '--pid', 'abc'])).code).toBe(2);
+});
+
+test('a second sandbox on a taken port: wait --ready-file --pid says it exited, though the first answers there', async () => {
+  const first = await startCli(['--port', '0', '--data', 'memory']);
+  const port = new URL(first.url).port;
+  const ready = join(dir(), 'second.ready');
+  const second = spawn(process.execPath, [BIN, '--port', port, '--data', 'memory', '--ready-file', ready], { stdio: 'ignore' });
+  const r = await runCli(['wait', '--url', first.url, '--ready-file', ready, '--pid', String(second.pid), '--timeout', '10s']);
+  expect(r.code).toBe(1);
+  expect(r.stderr).toBe(`payout-sandbox wait: the sandbox (pid ${second.pid}) exited before it was healthy: its output says why.\n`);
+  expect(await first.stop()).toBe(0);
+}, 30_000);
+
+test('--ready-file: healthy at the URL the sandbox wrote (a free port), not before; a stale file of another pid does not count', async () => {
+  const ready = join(dir(), 'sandbox.ready');
+  // Left by an earlier sandbox killed with -9: another pid, another port.
+  writeFileSync(ready, JSON.stringify({ url: 'http://127.0.0.1:9', port: 9, pid: 1, control_url: 'http://127.0.0.1:9/__sandbox' }));
+  const sandbox = spawn(process.execPath, [BIN, '--port', '0', '--data', 'memory', '--ready-file', ready], { stdio: 'ignore' });
+  const r = await runCli(['wait', '--ready-file', ready, '--pid', String(sandbox.pid), '--timeout', '10s']);
+  expect(r).toMatchObject({ code: 0, stdout: expect.stringMatching(/^payout-sandbox \d+\.\d+\.\d+ is healthy at http:\/\/127\.0\.0\.1:(\d+)\n$/) });
+  expect(r.stdout).not.toContain(':9\n');
+  sandbox.kill('SIGTERM');
+  expect(await new Promise((resolve) => sandbox.once('exit', resolve))).toBe(0);
+  // Nothing wrote it: the timeout names the file.
+  const none = await runCli(['wait', '--ready-file', join(dir(), 'never.ready'), '--timeout', '300ms']);
+  expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining(`never.ready was not written.`) });
+}, 30_000);
