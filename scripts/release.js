@@ -181,7 +181,7 @@ async function main() {
     platform: PLATFORM,
     image:
       engine === null
-        ? { included: false, reason: 'released with --no-image (no podman or docker): the container image is not in this release' }
+        ? { included: false, reason: 'released with --no-image: the container image is not in this release' }
         : { included: true, tag: IMAGE, id: imageId, engine: engine.cmd, file: IMAGE_FILE },
     files,
   };

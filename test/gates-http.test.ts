@@ -39,10 +39,17 @@ test('a review gate that fails: 422, X-Sandbox-Gate failed with the reason, the 
   const md = await request(naive).get('/__sandbox/review?fail_on=medium&format=markdown');
   expect(md.status).toBe(422);
   expect(md.headers['content-type']).toMatch(/^text\/markdown/);
-  expect(md.text).toMatch(/^### Integration review: \*\*not-ready\*\*/);
+  // The reason first, in the body too: `curl --fail-with-body` prints the body, not the headers.
+  expect(md.text).toMatch(/^\*\*Gate failed\*\* \(review fail_on=medium\): integration review: 1 finding of severity medium or above \(double-payout-after-timeout\); see the review report\.\n\n### Integration review: \*\*not-ready\*\*/);
   const xml = await request(naive).get('/__sandbox/review?fail_on=low&format=junit');
   expect(xml.status).toBe(422);
-  expect(xml.text).toContain('<testsuites');
+  // A JUnit view shows the gate as a failed test case of its own, counted in the totals.
+  expect(xml.text).toMatch(/<testcase classname="payout-sandbox.gate" name="review fail_on=low"><failure message="integration review: 1 finding of severity low or above/);
+  const plain = await request(naive).get('/__sandbox/review?format=junit');
+  const total = (t: string, a: string) => Number(new RegExp(`<testsuites[^>]*\\b${a}="(\\d+)"`).exec(t)?.[1]);
+  expect(total(xml.text, 'tests')).toBe(total(plain.text, 'tests') + 1);
+  expect(total(xml.text, 'failures')).toBe(total(plain.text, 'failures') + 1);
+  expect(plain.text).not.toContain('payout-sandbox.gate');
 });
 
 test('a review gate that holds: 200, X-Sandbox-Gate passed, gate { passed: true, reason: null }; unproven asks more', async () => {
@@ -79,6 +86,10 @@ test('the coverage gate: min under the run passes, over it fails with 422 and th
     `behaviour coverage ${percent} % (${pass.body.summary.covered} of ${pass.body.summary.total}) is below min 100 %`,
   );
   expect(fail.text).toContain('<skipped');
+  // Every uncovered behaviour skipped, yet the gate's own test case fails: the JUnit is not green.
+  expect(fail.text).toMatch(/<testcase classname="payout-sandbox.gate" name="coverage min=100"><failure message="behaviour coverage/);
+  const passed = await request(careful).get('/__sandbox/coverage?min=1&format=markdown');
+  expect(passed.text).toMatch(/^\*\*Gate passed\*\* \(coverage min=1\)\.\n\n### Behaviour coverage/);
 });
 
 test('a gate asked wrongly is a 400 naming the field, and changes nothing', async () => {

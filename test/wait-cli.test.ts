@@ -48,5 +48,44 @@ test('--ready-file: healthy at the URL the sandbox wrote (a free port), not befo
   expect(await new Promise((resolve) => sandbox.once('exit', resolve))).toBe(0);
   // Nothing wrote it: the timeout names the file.
   const none = await runCli(['wait', '--ready-file', join(dir(), 'never.ready'), '--timeout', '300ms']);
-  expect(none).toMatchObject({ code: 1, stderr: expect.stringContaining(`never.ready was not written.`) });
+  expect(none).toMatchObject({
+    code: 1,
+    stderr: expect.stringMatching(
+      /^payout-sandbox wait: no healthy sandbox from \S+never\.ready after 300ms: \S+never\.ready was not written \(a sandbox's ready file, with its URL\)\.\n$/,
+    ),
+  });
 }, 30_000);
+
+test('--pid alone, another sandbox on the port: not taken for it (the health check names its pid); its exit said at once', async () => {
+  const first = await startCli(['--port', '0', '--data', 'memory']);
+  const port = new URL(first.url).port;
+  const second = spawn(process.execPath, [BIN, '--port', port, '--data', 'memory'], { stdio: 'ignore' });
+  const r = await runCli(['wait', '--url', first.url, '--pid', String(second.pid), '--timeout', '10s']);
+  expect({ code: r.code, stderr: r.stderr }).toEqual({
+    code: 1,
+    stderr: `payout-sandbox wait: the sandbox (pid ${second.pid}) exited before it was healthy: its output says why.\n`,
+  });
+  expect(await first.stop()).toBe(0);
+}, 30_000);
+
+test('a zombie (exited, not reaped) is not running: wait --pid says so at once', async () => {
+  // bash starts `true` in the background and becomes `sleep`, which never reaps it.
+  const parent = spawn('bash', ['-c', 'true & echo $!; exec sleep 5'], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const zombie = Number(await new Promise<string>((resolve) => parent.stdout.once('data', (d) => resolve(String(d)))));
+  const r = await runCli(['wait', '--pid', String(zombie), '--timeout', '5s']);
+  parent.kill('SIGKILL');
+  expect(r).toMatchObject({ code: 1, stderr: expect.stringContaining(`the sandbox (pid ${zombie}) exited before it was healthy`) });
+}, 30_000);
+
+test("a ready file that is not one (garbage, a URL that is not a sandbox's): not taken, no crash", async () => {
+  for (const text of ['garbage', JSON.stringify({ url: 'not a url' }), JSON.stringify({ url: 'file:///etc/passwd' })]) {
+    const file = join(dir(), 'bad.ready');
+    writeFileSync(file, text);
+    const r = await runCli(['wait', '--ready-file', file, '--timeout', '300ms']);
+    expect({ text, code: r.code, stderr: r.stderr }).toEqual({
+      text,
+      code: 1,
+      stderr: expect.stringMatching(/^payout-sandbox wait: no healthy sandbox from \S+bad\.ready after 300ms: \S+bad\.ready was not written/),
+    });
+  }
+});

@@ -94,8 +94,9 @@ export class Admin {
 
   // The sandbox as a whole.
 
+  /** `pid`: the process serving, so `payout-sandbox wait --pid` tells the sandbox it started from another on the same port. */
   health() {
-    return { ok: true, version: VERSION };
+    return { ok: true, version: VERSION, pid: process.pid };
   }
 
   clock() {

@@ -31,14 +31,29 @@ function pidOf(value: string): number {
   return n;
 }
 
-/** Whether process `pid` still runs (one of another user's answers EPERM: it runs). */
+/** Whether process `pid` still runs (one of another user's answers EPERM: it runs); a zombie (exited, not yet reaped by its parent) does not. */
 function running(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if ((err as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  try {
+    // /proc/<pid>/stat: "pid (comm) S …", the state after the last ")".
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.charAt(stat.lastIndexOf(')') + 2) !== 'Z';
+  } catch {
+    return true; // No /proc (not Linux): the signal's answer stands.
+  }
+}
+
+/**
+ * Whether a health check's pid is another sandbox of this machine than the one --pid names: a
+ * process that runs here. (In a container the sandbox is pid 1 of its own namespace, and on
+ * another machine its pid is not one of ours: neither can be matched, so neither is refused.)
+ */
+function anotherHere(answered: number, wanted: number): boolean {
+  return answered !== wanted && answered !== 1 && running(answered);
 }
 
 /** The ready file's `{ url, pid }` once written (by `pid`, when given), else null. */
@@ -52,7 +67,11 @@ function readyUrl(file: string, pid: number | undefined): string | null {
   if (typeof ready.url !== 'string') return null;
   // A file left by an earlier sandbox (killed with -9) names another pid: not this one's yet.
   if (pid !== undefined && ready.pid !== pid) return null;
-  return baseUrl(ready.url);
+  try {
+    return baseUrl(ready.url);
+  } catch {
+    return null; // Not a sandbox's URL: not a ready file it wrote.
+  }
 }
 
 /** The default: SANDBOX_URL (as the other verbs), else this machine on the sandbox's own SANDBOX_PORT (4010). */
@@ -75,11 +94,12 @@ function program(): Command {
 
 /** What one attempt saw. */
 type Seen =
-  | { kind: 'healthy'; version: string }
+  | { kind: 'healthy'; version: string; pid: number | null }
   | { kind: 'unhealthy'; error: string }
   | { kind: 'other'; status: number; type: string }
   | { kind: 'unreachable'; reason: string }
-  | { kind: 'not-ready'; file: string };
+  | { kind: 'not-ready'; file: string }
+  | { kind: 'another'; pid: number };
 
 async function attempt(healthUrl: string, ms: number): Promise<Seen> {
   let res: Response;
@@ -98,8 +118,9 @@ async function attempt(healthUrl: string, ms: number): Promise<Seen> {
   } catch {
     body = null;
   }
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { ok?: unknown; version?: unknown; error?: unknown };
-  if (res.status === 200 && b.ok === true && typeof b.version === 'string') return { kind: 'healthy', version: b.version };
+  const b = (typeof body === 'object' && body !== null ? body : {}) as { ok?: unknown; version?: unknown; error?: unknown; pid?: unknown };
+  if (res.status === 200 && b.ok === true && typeof b.version === 'string')
+    return { kind: 'healthy', version: b.version, pid: typeof b.pid === 'number' ? b.pid : null };
   if (b.ok === false) return { kind: 'unhealthy', error: typeof b.error === 'string' ? b.error : `HTTP ${res.status}` };
   return { kind: 'other', status: res.status, type: type.split(';')[0] };
 }
@@ -112,7 +133,9 @@ function describe(seen: Seen | null, base: string): string {
     case 'unhealthy':
       return `the sandbox answers but is not healthy: ${seen.error}`;
     case 'not-ready':
-      return `${seen.file} was not written`;
+      return `${seen.file} was not written (a sandbox's ready file, with its URL)`;
+    case 'another':
+      return `another sandbox answers there (pid ${seen.pid}), not the one of --pid: is the port taken?`;
     case 'other':
       return `something else answers there, not a payout-sandbox (GET ${base}/__sandbox/health: HTTP ${seen.status}, ${seen.type}): another program on this port? Give the sandbox's URL with --url`;
     default:
@@ -135,6 +158,7 @@ export async function waitHealthy(args: string[]): Promise<number> {
   }
   const deadline = Date.now() + o.timeout;
   let last: Seen | null = null;
+  let asked = base;
   for (;;) {
     if (o.pid !== undefined && !running(o.pid)) {
       process.stderr.write(`payout-sandbox wait: the sandbox (pid ${o.pid}) exited before it was healthy: its output says why.\n`);
@@ -143,17 +167,21 @@ export async function waitHealthy(args: string[]): Promise<number> {
     const left = deadline - Date.now();
     const written = o.readyFile === undefined ? base : readyUrl(o.readyFile, o.pid);
     const url = written === null ? null : o.url === undefined ? written : base;
-    const seen: Seen =
+    let seen: Seen =
       url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, Math.max(1, Math.min(ATTEMPT_MS, left)));
+    // With --pid, only that process's answer counts: not another sandbox on the same port.
+    if (seen.kind === 'healthy' && o.pid !== undefined && seen.pid !== null && anotherHere(seen.pid, o.pid)) seen = { kind: 'another', pid: seen.pid };
     if (seen.kind === 'healthy' && (o.pid === undefined || running(o.pid))) {
       process.stdout.write(`payout-sandbox ${seen.version} is healthy at ${url}\n`);
       return 0;
     }
+    if (url !== null) asked = url;
     last = seen;
     if (Date.now() + INTERVAL_MS >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
-  process.stderr.write(`payout-sandbox wait: no healthy sandbox at ${base} after ${formatDuration(o.timeout)}: ${describe(last, base)}.\n`);
+  const where = last?.kind === 'not-ready' ? `from ${o.readyFile}` : `at ${asked}`;
+  process.stderr.write(`payout-sandbox wait: no healthy sandbox ${where} after ${formatDuration(o.timeout)}: ${describe(last, asked)}.\n`);
   return 1;
 }
 

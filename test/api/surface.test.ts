@@ -124,6 +124,6 @@ describe('the HTTP surface', () => {
   test('health', async () => {
     const res = await request(app).get('/__sandbox/health');
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ok: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
+    expect(res.body).toEqual({ ok: true, version: expect.stringMatching(/^\d+\.\d+\.\d+/), pid: process.pid });
   });
 });

@@ -39,7 +39,7 @@ export const GATE_FAILED_STATUS = 422;
  * `X-Sandbox-Gate: passed`, or 422 and `X-Sandbox-Gate: failed` with the reason in
  * `X-Sandbox-Gate-Reason`; the JSON gains `gate: { passed, reason }`.
  */
-function gated(asked: boolean, failure: string | null, answer: { json: () => object } | { type: string; text: string }): Answer {
+function gated(asked: boolean, failure: string | null, answer: { json: () => object } | { type: string; text: string }, gate = ''): Answer {
   const status = asked && failure !== null ? GATE_FAILED_STATUS : 200;
   const gateHeaders: Record<string, string> = asked
     ? { 'X-Sandbox-Gate': failure === null ? 'passed' : 'failed', ...(failure === null ? {} : { 'X-Sandbox-Gate-Reason': failure }) }
@@ -49,7 +49,26 @@ function gated(asked: boolean, failure: string | null, answer: { json: () => obj
     if (!asked) return body;
     return { status, headers: gateHeaders, body: { gate: { passed: failure === null, reason: failure }, ...body }, answer: true };
   }
-  return { status, headers: { 'Content-Type': answer.type, ...gateHeaders }, text: answer.text, answer: true };
+  const text = !asked ? answer.text : answer.type === XML ? withGateCase(answer.text, gate, failure) : withGateLine(answer.text, gate, failure);
+  return { status, headers: { 'Content-Type': answer.type, ...gateHeaders }, text, answer: true };
+}
+
+const xmlText = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** Markdown with the gate's verdict first: a CI log (or `curl --fail-with-body`) shows why. */
+function withGateLine(markdown: string, gate: string, failure: string | null): string {
+  return `${failure === null ? `**Gate passed** (${gate}).` : `**Gate failed** (${gate}): ${failure}.`}\n\n${markdown}`;
+}
+
+/** JUnit with one more test case, the gate itself, failed with its reason when it fails (the totals counting it). */
+function withGateCase(junit: string, gate: string, failure: string | null): string {
+  const testcase = `    <testcase classname="payout-sandbox.gate" name="${xmlText(gate)}">${failure === null ? '' : `<failure message="${xmlText(failure)}"/>`}</testcase>`;
+  const suite = [`  <testsuite name="payout-sandbox gate" tests="1" failures="${failure === null ? 0 : 1}" skipped="0">`, testcase, '  </testsuite>'].join('\n');
+  return junit
+    .replace(/<testsuites\b[^>]*>/, (root) =>
+      root.replace(/\btests="(\d+)"/, (_m, n) => `tests="${Number(n) + 1}"`).replace(/\bfailures="(\d+)"/, (_m, n) => `failures="${Number(n) + (failure === null ? 0 : 1)}"`),
+    )
+    .replace('</testsuites>', `${suite}\n</testsuites>`);
 }
 
 const MARKDOWN = 'text/markdown; charset=utf-8';
@@ -69,9 +88,10 @@ function coverageAnswer(req: Request, report: (ignore: CoverageGroup[]) => Cover
   );
   const failure = coverageShortfall(r, min ?? null, 'min');
   const asked = min !== undefined;
+  const gate = `coverage min=${min}`;
   if (format === 'json') return gated(asked, failure, { json: () => r });
-  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: coverageMarkdown(r) });
-  return gated(asked, failure, { type: XML, text: coverageJunit(r, uncovered) });
+  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: coverageMarkdown(r) }, gate);
+  return gated(asked, failure, { type: XML, text: coverageJunit(r, uncovered) }, gate);
 }
 
 const created = (b: unknown, headers?: Record<string, string>) => ({ status: 201, headers, body: b, answer: true as const });
@@ -300,9 +320,10 @@ function reviewAnswer(req: Request, report: (page?: Page) => ReviewReport): Answ
   const r = format === 'json' ? report({ limit: limit ?? FINDINGS_PAGE.default, offset }) : report();
   const failure = reviewShortfall(r, failOn ?? null);
   const asked = failOn !== undefined;
+  const gate = `review fail_on=${failOn}`;
   if (format === 'json') return gated(asked, failure, { json: () => r });
-  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: reviewMarkdown(r) });
-  return gated(asked, failure, { type: XML, text: reviewJunit(r) });
+  if (format === 'markdown') return gated(asked, failure, { type: MARKDOWN, text: reviewMarkdown(r) }, gate);
+  return gated(asked, failure, { type: XML, text: reviewJunit(r) }, gate);
 }
 
 /** Whether the merchants' integrations handled what the sandbox threw at them (docs/review.md). */

@@ -97,7 +97,10 @@ public final class PayoutClient {
             // naive-switch
             Map<String, Object> found = find(clientRefId);
             if (found != null) return new Payout(String.valueOf(found.get("ref_id")), String.valueOf(found.get("client_ref_id")), (String) found.get("status"));
-            throw new PayoutException(answer.status(), answer.body(), "initialize " + clientRefId + ": HTTP " + answer.status() + ", and no payout was made");
+            // Not found is not "not made": a payout just made may not be visible yet (read-after-write lag). The caller
+            // must not pay again under a new id: it retries this one with the same client_ref_id later.
+            throw new PayoutException(answer.status(), answer.body(), "initialize " + clientRefId + ": HTTP " + answer.status()
+                + ", and no payout found by its client_ref_id yet: it may still have been made; retry with the same client_ref_id, never a new one");
         }
         if (!Boolean.TRUE.equals(answer.body().get("success"))) {
             if (answer.body().get("error") instanceof Map) throw new PayoutRejected(answer.status(), answer.body());

@@ -98,7 +98,8 @@ public final class PayoutSandbox implements AutoCloseable {
             return sandbox;
         }
         String executable = env("PAYOUT_SANDBOX_EXECUTABLE", null);
-        if (executable != null) return startExecutable(executable, token);
+        // A relative path is the caller's (it is started in a directory of its own).
+        if (executable != null) return startExecutable(Path.of(executable).toAbsolutePath().toString(), token);
         String image = env("PAYOUT_SANDBOX_IMAGE", null);
         if (image != null) return startImage(image, env("PAYOUT_SANDBOX_ENGINE", "podman"), token);
         throw new IllegalStateException(
