@@ -6,6 +6,7 @@ import { beneficiaryHandlers } from './http/api/beneficiaries.js';
 import { checkoutHandlers } from './http/api/checkout.js';
 import { payoutHandlers } from './http/api/payouts.js';
 import { verificationHandlers } from './http/api/verification.js';
+import { favicon } from './http/control/dashboard.js';
 import { controlRouter } from './http/control/router.js';
 import { durableAnswers, STORE_ERROR_HEADER } from './http/durability.js';
 import { guard } from './http/guard.js';
@@ -68,6 +69,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.sandbox = sb;
   app.disable('x-powered-by');
   app.disable('etag');
+  app.get('/favicon.ico', favicon);
   app.use(requestTracking(sb.logger, sb.journal, sb.clocks));
   app.use(guard(sb));
   if (sb.store.kind === 'file') app.use(durableAnswers(sb.store));

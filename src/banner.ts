@@ -18,6 +18,7 @@ export function banner(app: SandboxApp, serving: Serving): string {
     `  Checkout URL:  ${checkoutUrl}`,
     `  Control URL:   ${apiUrl}/__sandbox${sb.config.adminToken ? ' (Authorization: Bearer <admin token>)' : ''}`,
     `  Dashboard:     ${apiUrl}/__sandbox/ui`,
+    `  Stories:       ${apiUrl}/__sandbox/ui#/stories (error flows told step by step)`,
     `  Data:          ${sb.store.kind === 'memory' ? 'memory' : `${sb.store.path} (+ ${sb.store.path}.log)`}`,
     `  Scenario:      ${sb.scenario().name}${sb.scenario().source ? ` (${sb.scenario().source})` : ''}`,
     `  Clock:         ${sb.clock.mode}${sb.clock.mode === 'real' && sb.clock.speed !== 1 ? ` x${sb.clock.speed}` : ''}, seed ${sb.random.seed}`,

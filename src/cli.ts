@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { rmSync, unlinkSync } from 'node:fs';
 import { mkdir, rename, unlink, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
@@ -158,6 +159,7 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(env(new Option('--no-review', 'record no integration-review facts (to measure what they cost)'), 'NO_REVIEW'))
+    .addOption(env(new Option('--demo', 'for a demo: a manual clock and memory data (unless given), and the dashboard opened at its stories'), 'DEMO'))
     .addOption(env(new Option('--ready-file <file>', 'write { url, port, pid, control_url } as JSON once listening (removed at exit)'), 'READY_FILE'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
     .addOption(
@@ -203,7 +205,30 @@ function parseArgs(argv: string[]): SandboxOptions {
     }
     throw err;
   }
-  return optionsFromCli(program.opts());
+  const options = optionsFromCli(program.opts());
+  if (program.opts().demo === true) {
+    demo = true;
+    // A story waits on nobody's wall clock, and a demo leaves no data file behind: unless asked otherwise.
+    if (program.getOptionValueSource('clock') === 'default') options.clock = 'manual';
+    if (program.getOptionValueSource('data') === 'default') options.data = 'memory';
+  }
+  return options;
+}
+
+/** `--demo`: the dashboard's stories opened in a browser once listening. */
+let demo = false;
+
+/** Opens the stories in this machine's browser, when there is one to open (a terminal, not CI); a failure is only said. */
+function openStories(url: string): void {
+  if (!process.stdout.isTTY || process.env.CI) return;
+  const opener = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  try {
+    spawn(opener, [url], { detached: true, stdio: 'ignore' })
+      .on('error', () => process.stdout.write(`(no browser opened: open ${url})\n`))
+      .unref();
+  } catch {
+    process.stdout.write(`(no browser opened: open ${url})\n`);
+  }
 }
 
 /** Set in the container image (Dockerfile): a permission problem there is most often the uid the container runs as. */
@@ -357,4 +382,5 @@ export async function main(argv: string[]): Promise<void> {
     );
   }
   process.stdout.write(banner(app, serving));
+  if (demo) openStories(`${serving.url}/__sandbox/ui#/stories`);
 }

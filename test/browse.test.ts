@@ -57,6 +57,15 @@ test("demos list the scenario's magic amounts by group; clock/next moves to the 
       expect.objectContaining({ name: '2002.02', group: 'Timelines', amount: 2002.02, description: 'Pending for 30 min, then Success' }),
     ]),
   );
+  // Each told as a story (the dashboard's Stories): the shipped scenario's own words.
+  const unknown = demos.demos.find((d: { name: string }) => d.name === '2002.03');
+  expect(unknown.story).toMatchObject({
+    title: 'The bank does not confirm: Unknown, then paid',
+    steps: { Unknown: expect.stringContaining('Do not send it again') },
+  });
+  expect(
+    demos.demos.every((d: { story: { title: string; steps: Record<string, string> } }) => d.story.title !== '' && typeof d.story.steps.answer === 'string'),
+  ).toBe(true);
   expect((await request(app).post('/__sandbox/clock/next')).status).toBe(409);
   await initialize(app, payoutBody({ amount: 2002.02 }));
   const moved = await request(app).post('/__sandbox/clock/next');
@@ -125,4 +134,28 @@ test('one payout says how its initialize was answered (a fault after it was made
   await request(app).post('/__sandbox/clock/advance').send({ by: '2h' });
   const p = (await request(app).get(`/__sandbox/payouts/${ref}`)).body;
   expect(p).toMatchObject({ initialize_fault: null, reversed: true, refund: { amount: 2002.05, fees: 5, tax: 0.9, total: 2007.95, at: expect.any(String) } });
+});
+
+test("a scenario's own stories: a rule without one is told by its description; a story of unknown moments is refused, naming it", async () => {
+  const scenario = {
+    name: 'stories',
+    payouts: {
+      default_timeline: [{ after: '5s', status: 'Success' }],
+      rules: [
+        { name: 'told', match: { amount: 111 }, reject: { code: 'INSUFFICIENT_BALANCE' }, story: { title: 'Broke', steps: { answer: 'Top up first.' } } },
+        { name: 'untold', description: 'rejected, no story', match: { amount: 112 }, reject: { code: 'INSUFFICIENT_BALANCE' } },
+      ],
+    },
+  };
+  expect((await request(app).put('/__sandbox/scenario').send({ scenario })).status).toBe(200);
+  const demos = (await request(app).get('/__sandbox/demos')).body.demos;
+  expect(demos.map((d: { name: string; story: unknown }) => [d.name, d.story])).toEqual([
+    ['told', { title: 'Broke', steps: { answer: 'Top up first.' } }],
+    ['untold', { title: 'rejected, no story', steps: {} }],
+  ]);
+  const bad = { ...scenario, payouts: { ...scenario.payouts, rules: [{ ...scenario.payouts.rules[0], story: { title: 'x', steps: { later: 'no' } } }] } };
+  const refused = await request(app).put('/__sandbox/scenario').send({ scenario: bad });
+  expect(refused.status).toBe(400);
+  expect(JSON.stringify(refused.body)).toMatch(/later/);
+  expect((await request(app).put('/__sandbox/scenario').send({ name: 'default' })).status).toBe(200);
 });

@@ -40,11 +40,15 @@ test('a review gate that fails: 422, X-Sandbox-Gate failed with the reason, the 
   expect(md.status).toBe(422);
   expect(md.headers['content-type']).toMatch(/^text\/markdown/);
   // The reason first, in the body too: `curl --fail-with-body` prints the body, not the headers.
-  expect(md.text).toMatch(/^\*\*Gate failed\*\* \(review fail_on=medium\): integration review: 1 finding of severity medium or above \(double-payout-after-timeout\); see the review report\.\n\n### Integration review: \*\*not-ready\*\*/);
+  expect(md.text).toMatch(
+    /^\*\*Gate failed\*\* \(review fail_on=medium\): integration review: 1 finding of severity medium or above \(double-payout-after-timeout\); see the review report\.\n\n### Integration review: \*\*not-ready\*\*/,
+  );
   const xml = await request(naive).get('/__sandbox/review?fail_on=low&format=junit');
   expect(xml.status).toBe(422);
   // A JUnit view shows the gate as a failed test case of its own, counted in the totals.
-  expect(xml.text).toMatch(/<testcase classname="payout-sandbox.gate" name="review fail_on=low"><failure message="integration review: 1 finding of severity low or above/);
+  expect(xml.text).toMatch(
+    /<testcase classname="payout-sandbox.gate" name="review fail_on=low"><failure message="integration review: 1 finding of severity low or above/,
+  );
   const plain = await request(naive).get('/__sandbox/review?format=junit');
   const total = (t: string, a: string) => Number(new RegExp(`<testsuites[^>]*\\b${a}="(\\d+)"`).exec(t)?.[1]);
   expect(total(xml.text, 'tests')).toBe(total(plain.text, 'tests') + 1);

@@ -30,7 +30,8 @@ function servedRoutes(a: SandboxApp): string[] {
   const walk = (stack: Array<{ route?: { path: string; methods: Record<string, boolean> }; handle?: { stack?: unknown[] } }>) => {
     for (const layer of stack) {
       if (layer.route) {
-        if (layer.route.path.startsWith('/__sandbox')) continue;
+        // The control API, and the icon a browser asks for (app.ts): not the emulated API.
+        if (layer.route.path.startsWith('/__sandbox') || layer.route.path === '/favicon.ico') continue;
         for (const m of Object.keys(layer.route.methods)) {
           if (m === '_all') continue;
           out.push(`${m} ${layer.route.path.replace(/:([a-z_]+)/g, '{$1}').replace(/\/$/, '')}`);

@@ -135,7 +135,7 @@ run('the sequence view in the live dashboard', () => {
       await page.getByTestId('sequence').getByTestId('seq-request').first().waitFor();
       expect(await page.getByTestId('seq-request').first().textContent()).toMatch(/GET\s*\/api\/v1\/public\/balance\/check/);
       expect(await page.getByTestId('readonly').count()).toBe(0);
-      expect(await page.getByRole('link', { name: 'Demo', exact: true }).count()).toBe(1);
+      expect(await page.getByRole('link', { name: 'Stories', exact: true }).count()).toBe(1);
       expect(await page.getByRole('button', { name: '+1 min' }).count()).toBe(1);
       await page.close();
     } finally {

@@ -199,6 +199,19 @@ describe('a reversal payout (2002.05) with webhooks to a receiver, on the manual
     expect(sb.admin.traces.har(m.merchant_id, { ref_id: ref }).log.entries.length).toBeGreaterThan(0);
   });
 
+  test('?last=N: the newest N of each list, with the payouts they name, and what was left out in cut (the dashboard pages with it)', async () => {
+    const page = (await control<Trace>(`/merchants/${m.merchant_id}/trace?last=1`)).body;
+    expect(page.requests).toEqual(trace.requests.slice(-1));
+    expect(page.deliveries).toEqual(trace.deliveries.slice(-1));
+    const named = new Set([...page.requests.map((r) => r.ref_id), ...page.deliveries.map((d) => d.ref_id), trace.payouts.at(-1)!.ref_id]);
+    expect(page.payouts.map((p) => p.ref_id)).toEqual(trace.payouts.map((p) => p.ref_id).filter((id) => named.has(id)));
+    expect(page.cut).toEqual(expect.arrayContaining([{ part: 'requests', kept: 1, left_out: trace.requests.length - 1, why: 'the newest 1 asked (last=1)' }]));
+    // As many as there are: the whole trace, nothing cut.
+    const all = (await control<Trace>(`/merchants/${m.merchant_id}/trace?last=100000`)).body;
+    expect({ requests: all.requests.length, cut: all.cut }).toEqual({ requests: trace.requests.length, cut: trace.cut });
+    expect((await control(`/merchants/${m.merchant_id}/trace?last=0`)).status).toBe(400);
+  });
+
   test('the existing journal routes keep their shape: no bodies, no exchange', async () => {
     const entry = (await control<Record<string, unknown>>(`/requests/${initializeId}`)).body;
     expect(Object.keys(entry).sort()).toEqual(

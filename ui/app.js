@@ -7,6 +7,11 @@ import { Dashboard } from './shell.js';
 
 const TOKEN_KEY = 'payout-sandbox-admin-token';
 
+// The look chosen before (or the system's), on <html> before the first paint: no flash of light in the dark.
+const theme = localStorage.getItem('payout-sandbox-theme') || (matchMedia('(prefers-color-scheme: dark)').matches ? 'dark' : 'light');
+document.documentElement.setAttribute('data-theme', theme);
+if (localStorage.getItem('payout-sandbox-presenter') === 'on') document.documentElement.setAttribute('data-presenter', 'on');
+
 function TokenPrompt({ onToken, failed }) {
   const [value, setValue] = useState('');
   return html`<form class="card prompt" onSubmit=${(e) => {

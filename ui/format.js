@@ -17,7 +17,17 @@ const wall = (t) => `${t.slice(8, 10)}/${t.slice(5, 7)}/${t.slice(0, 4)} ${t.sli
 const instant = (t) => (t.includes('T') ? t : `${t.replace(' ', 'T')}+05:30`);
 
 export function When({ at }) {
-  return at ? html`<time datetime=${instant(at)}>${wall(at)}</time>` : '';
+  return at ? html`<time datetime=${instant(at)} title="Sandbox time (the merchant's clock)">${wall(at)}</time>` : '';
+}
+
+/**
+ * A real (wall-clock) instant, as opposed to the sandbox's times: labelled, and in another format
+ * (your machine's clock and time zone), so the two are never mistaken for each other.
+ */
+export function RealTime({ at }) {
+  if (!at) return '';
+  const shown = new Date(at).toLocaleString('en-GB', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  return html`<span class="real-time">real time <time class="real" datetime=${at} title="Your machine's clock, not the sandbox's">${shown}</time></span>`;
 }
 
 export function Status({ s }) {

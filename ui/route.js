@@ -1,19 +1,20 @@
-// Where the dashboard is, kept in the URL hash (#/m/<merchant_id>/<tab>[/<ref_id>]) so Back and
-// Forward move between views and a link (or a screenshot tool) opens one directly.
+// Where the dashboard is, kept in the URL hash (#/m/<merchant_id>/<tab>[/<ref>[/<at>]]) so Back
+// and Forward move between views and a link (or a screenshot tool) opens one directly: `ref` a
+// payout's ref_id (or a story's name), `at` a moment of it (an event of its sequence, a story's step).
 import { useEffect, useRef, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 
 const TENANT_KEY = 'payout-sandbox-tenant';
 
-export function href({ tenant, tab, ref }) {
-  return `#/m/${encodeURIComponent(tenant)}/${tab}${ref ? `/${encodeURIComponent(ref)}` : ''}`;
+export function href({ tenant, tab, ref, at }) {
+  return `#/m/${encodeURIComponent(tenant)}/${tab}${ref ? `/${encodeURIComponent(ref)}${at !== undefined && at !== null ? `/${encodeURIComponent(at)}` : ''}` : ''}`;
 }
 
 /** The hash's route; a tenant it does not name is the one used last in this tab. */
 function read() {
-  const [, m, tenant, tab, ref] = location.hash.split('/').map(decodeURIComponent);
-  return m === 'm' && tenant
-    ? { tenant, tab: tab || 'payouts', ref: ref || null }
-    : { tenant: sessionStorage.getItem(TENANT_KEY) ?? '', tab: 'payouts', ref: null };
+  const [, m, tenant, tab, ref, at] = location.hash.split('/').map(decodeURIComponent);
+  if (m === 'm' && tenant) return { tenant, tab: tab || 'payouts', ref: ref || null, at: ref && at ? at : null };
+  // #/stories: the first tenant's stories (what `payout-sandbox --demo` opens).
+  return { tenant: sessionStorage.getItem(TENANT_KEY) ?? '', tab: m === 'stories' ? 'demo' : 'payouts', ref: null, at: null };
 }
 
 /**

@@ -112,6 +112,8 @@ export class Browse {
         description: r.description,
         amount: toRupees(amount),
         outcome: views.outcomeView(r.outcome),
+        // A rule without a story of its own is told by its description.
+        story: r.story ?? { title: r.description || `Amount ${toRupees(amount)}`, steps: {} },
       }));
     // 100 rupees, or the first amount after it that no rule's amount range claims.
     let free = 10_000;

@@ -3,7 +3,7 @@ import { StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
 import { RequestError } from '../errors.js';
 import { type Har, traceHar } from '../observe/har.js';
-import { narrowTrace, type Trace } from '../observe/trace.js';
+import { lastOfTrace, narrowTrace, type Trace } from '../observe/trace.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { traceOf } from '../sandbox/traces.js';
 import { requireMerchant } from './refusals.js';
@@ -13,10 +13,12 @@ export const TraceQuery = Type.Object(
   {
     format: Type.Optional(StringEnum(['json', 'har'] as const)),
     ref_id: Type.Optional(Type.String({ minLength: 1, 'x-message': 'must be a payout ref_id.' })),
+    last: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
   },
   {
     additionalProperties: false,
-    description: "The merchant's trace as JSON (`payout-sandbox show-trace` opens it) or as HAR 1.2 (`format=har`); `ref_id`: only what concerns one payout.",
+    description:
+      "The merchant's trace as JSON (`payout-sandbox show-trace` opens it) or as HAR 1.2 (`format=har`); `ref_id`: only what concerns one payout; `last`: the newest N of each list (requests, deliveries, clock moves), with the payouts they name (the dashboard's sequence pages with it).",
   },
 );
 export type TraceQueryInput = Static<typeof TraceQuery>;
@@ -34,10 +36,11 @@ export class TraceAdmin {
   trace(merchantId: string, query: TraceQueryInput | Record<string, unknown> = {}): Trace {
     const q = parse.traceQuery(query);
     const trace = traceOf(this.sb, requireMerchant(this.sb.repo, merchantId));
-    if (q.ref_id === undefined) return trace;
+    const page = (t: Trace) => (q.last === undefined ? t : lastOfTrace(t, q.last));
+    if (q.ref_id === undefined) return page(trace);
     const one = narrowTrace(trace, q.ref_id);
     if (!one) throw new RequestError(404, `Merchant ${merchantId}'s trace holds no payout ${q.ref_id}.`);
-    return one;
+    return page(one);
   }
 
   /** The same trace as HAR 1.2: its requests, then its webhook attempts and probe requests (marked `_webhook: true`). */

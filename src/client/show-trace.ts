@@ -6,7 +6,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { dashboardFiles } from '../http/control/dashboard.js';
 import { readOnlySurfaceGuard } from '../http/guard.js';
 import { traceHar } from '../observe/har.js';
-import { narrowTrace, readTrace, type Trace, type TraceRequest } from '../observe/trace.js';
+import { lastOfTrace, narrowTrace, readTrace, type Trace, type TraceRequest } from '../observe/trace.js';
 import { VERSION } from '../version.js';
 import { EXIT, parseVerb } from './http.js';
 
@@ -150,10 +150,13 @@ export function viewerApp(trace: Trace, file: string, text: string | null = null
     if (!merchantOnly(req, res)) return;
     const ref = str(req, 'ref_id');
     const format = str(req, 'format');
-    if (ref === undefined && format !== 'har' && whole !== null) return res.type('json').send(whole);
+    // ?last=N: the newest N of each list (the dashboard's Sequence tab pages with it), as the sandbox answers it.
+    const last = /^[1-9]\d{0,5}$/.test(str(req, 'last') ?? '') ? Number(str(req, 'last')) : null;
+    if (ref === undefined && format !== 'har' && last === null && whole !== null) return res.type('json').send(whole);
     const t = ref === undefined ? trace : narrowTrace(trace, ref);
     if (!t) return notFound(res, `No payout ${ref} in this trace`);
-    return format === 'har' ? traceHar(t) : t;
+    const page = last === null ? t : lastOfTrace(t, last);
+    return format === 'har' ? traceHar(page) : page;
   });
   // Nothing changes in a trace: no change stream, and every write refused.
   app.get(`${C}/events`, (_req, res) => {

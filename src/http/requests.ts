@@ -118,7 +118,8 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     const id = nextRequestId();
     (req as { id?: string }).id = id;
     res.setHeader('X-Request-Id', id);
-    const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests');
+    // Not the journal's own reads, nor the dashboard's files: neither is anyone's traffic.
+    const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests') && !req.url.startsWith('/__sandbox/ui');
     if (!logging && !journaled) return next();
     res.locals.tracking = { started: performance.now(), at: clocks.sandbox.now(), journaled };
     res.on('close', done);

@@ -494,6 +494,43 @@ export function narrowTrace(trace: Trace, refId: string): Trace | null {
 }
 
 /**
+ * The newest `n` of each list of a trace (requests, deliveries, clock moves, probes, each
+ * account's ledger entries), with the payouts those name and the newest `n` payouts: a page the
+ * dashboard's sequence draws without downloading the whole run. What it left out is in `cut`.
+ */
+export function lastOfTrace(trace: Trace, n: number): Trace {
+  const cut: TraceCut[] = [];
+  const tail = <T>(list: T[], part: TraceCut['part']): T[] => {
+    if (list.length <= n) return list;
+    cut.push({ part, kept: n, left_out: list.length - n, why: `the newest ${n} asked (last=${n})` });
+    return list.slice(-n);
+  };
+  const requests = tail(trace.requests, 'requests');
+  const deliveries = tail(trace.deliveries, 'deliveries');
+  const named = new Set<string>([...requests.flatMap((r) => (r.ref_id ? [r.ref_id] : [])), ...deliveries.map((d) => d.ref_id)]);
+  const newest = new Set(trace.payouts.slice(-n).map((p) => p.ref_id));
+  const payouts = trace.payouts.filter((p) => named.has(p.ref_id) || newest.has(p.ref_id));
+  if (payouts.length < trace.payouts.length) {
+    cut.push({
+      part: 'payouts',
+      kept: payouts.length,
+      left_out: trace.payouts.length - payouts.length,
+      why: `the newest ${n} and those the kept events name (last=${n})`,
+    });
+  }
+  return {
+    ...trace,
+    requests,
+    payouts,
+    deliveries,
+    probes: trace.probes.slice(-n),
+    clock_moves: trace.clock_moves.slice(-n),
+    ledger: trace.ledger.map((l) => ({ ...l, entries: l.entries.slice(-n) })),
+    cut: [...trace.cut, ...cut],
+  };
+}
+
+/**
  * Why a file is not a trace this version reads, or null when it is one: the friendly cases first
  * (a HAR, another JSON file, a newer version), then the document against its schema
  * (trace-schema.ts), naming the first wrong field by its JSON path.

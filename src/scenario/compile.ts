@@ -126,7 +126,14 @@ function compilePayoutRules(file: ScenarioFile, source: string | null): PayoutRu
       steps: r.timeline ? steps(r.timeline) : steps(file.payouts.default_timeline),
       ...(lag ? { lagMs: dur(lag) } : {}),
     };
-    return { name: r.name, description: r.description ?? '', match: compileMatch(r.match), outcome: compileOutcome(r, plan), chaos: compileChaos(r.webhooks) };
+    return {
+      name: r.name,
+      description: r.description ?? '',
+      match: compileMatch(r.match),
+      outcome: compileOutcome(r, plan),
+      chaos: compileChaos(r.webhooks),
+      story: r.story ?? null,
+    };
   });
   if (problems.length > 0) throw new ScenarioError(problems.map((p) => `${source ?? 'scenario'}: ${p}`).join('\n'));
   return rules;

@@ -60,6 +60,24 @@ export const WebhookChaos = Strict({
   stale_timestamp: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
 });
 
+/** The moments of a demo's story, in the order they can happen (the dashboard's story view). */
+export const STORY_MOMENTS = ['answer', 'NEW', 'Pending', 'not_found', 'Unknown', 'Success', 'Failed', 'reversed', 'webhook', 'end'] as const;
+
+const Narration = () => Type.Optional(Type.String({ minLength: 1, maxLength: 600 }));
+
+/**
+ * A demo's story (the dashboard's Stories): a title, a summary, and what to say at each moment:
+ * `answer` (the initialize's answer), a status first reached, `not_found` (a status check that
+ * did not find it yet), `reversed` (Success, then Failed), `webhook` (the first delivery), `end`.
+ */
+export const Story = Strict({
+  title: Type.String({ minLength: 1, maxLength: 120 }),
+  summary: Type.Optional(Type.String({ minLength: 1, maxLength: 600 })),
+  steps: Type.Optional(
+    Strict(Object.fromEntries(STORY_MOMENTS.map((m) => [m, Narration()])) as Record<(typeof STORY_MOMENTS)[number], ReturnType<typeof Narration>>),
+  ),
+});
+
 export const PayoutRule = Strict({
   name: Type.String({ minLength: 1 }),
   description: Type.Optional(Type.String()),
@@ -72,6 +90,8 @@ export const PayoutRule = Strict({
   lag: Type.Optional(Duration()),
   /** Webhook chaos for the payouts this rule decides (over the scenario's own). */
   webhooks: Type.Optional(WebhookChaos),
+  /** How the dashboard tells this rule as a story (its Stories view). */
+  story: Type.Optional(Story),
 });
 
 const OperationNames = Type.Union([StringEnum(OPERATION_NAMES), Type.Array(StringEnum(OPERATION_NAMES), { minItems: 1 })]);

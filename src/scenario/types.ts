@@ -63,6 +63,15 @@ export interface PayoutRule {
   outcome: PayoutOutcome;
   /** Webhook chaos for this rule's payouts, over the scenario's. */
   chaos: Partial<WebhookChaos> | null;
+  /** How the dashboard tells it (scenario `story`), or null. */
+  story: PayoutStory | null;
+}
+
+/** A demo's story: title, summary, and what to say at each moment (scenario schema `Story`). */
+export interface PayoutStory {
+  title: string;
+  summary?: string;
+  steps?: Partial<Record<'answer' | 'NEW' | 'Pending' | 'not_found' | 'Unknown' | 'Success' | 'Failed' | 'reversed' | 'webhook' | 'end', string>>;
 }
 
 export interface WebhookChaos {

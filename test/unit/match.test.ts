@@ -7,7 +7,7 @@ import type { PayoutMatcher, PayoutRule, Scenario } from '../../src/scenario/typ
 /** Which scenario rule decides a payout, a beneficiary's activation, a checkout's timeline. */
 
 function rule(name: string, match: PayoutMatcher): PayoutRule {
-  return { name, description: '', match, outcome: { kind: 'timeline', plan: { rule: name, initialStatus: 'Pending', steps: [] } }, chaos: null };
+  return { name, description: '', match, outcome: { kind: 'timeline', plan: { rule: name, initialStatus: 'Pending', steps: [] } }, chaos: null, story: null };
 }
 
 function scenarioWith(rules: PayoutRule[], extra: Partial<Scenario> = {}): Scenario {

@@ -43,7 +43,7 @@ function Delivery({ d, onRedeliver, readonly }) {
   </div>`;
 }
 
-export function View({ client, route, go, version, refresh, onError, readonly = false }) {
+export function View({ client, route, go, merchant, version, refresh, onError, readonly = false }) {
   const payout = useGet(client, payoutPath(route.ref), [version]);
   const p = payout.data;
   // A link from the request journal may name a payout of another tenant: show it under its own.
@@ -74,6 +74,6 @@ export function View({ client, route, go, version, refresh, onError, readonly = 
     ${p.deliveries.length === 0 && html`<p class="muted">None (no webhook URL, or no status change yet).</p>`}
     ${p.deliveries.map((d) => html`<${Delivery} d=${d} readonly=${readonly} onRedeliver=${() => act(client.post(`/webhooks/${d.delivery_id}/redeliver`))} />`)}
     <h3>Sequence</h3>
-    <${PayoutSequence} client=${client} route=${route} version=${version} />
+    <${PayoutSequence} client=${client} route=${route} version=${version} headers=${merchant?.headers ?? null} />
   </section>`;
 }

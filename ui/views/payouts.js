@@ -42,7 +42,7 @@ export function View({ client, route, merchant, version, onError }) {
         <td>${MODES[p.payment_method]}</td><td>${p.debit_from}</td><td>${p.rule}</td><td><${When} at=${p.transaction_date} /></td></tr>`,
       )}</tbody>
     </table></div>
-    ${rows.length === 0 && html`<p class="muted">No payouts${Object.values(filter).some(Boolean) ? ' match' : ' yet: try the Demo tab'}.</p>`}
+    ${rows.length === 0 && html`<p class="muted">No payouts${Object.values(filter).some(Boolean) ? ' match' : ' yet: try the Stories tab'}.</p>`}
     ${more.next !== null && html`<button onClick=${loadMore}>More</button>`}
   </section>`;
 }

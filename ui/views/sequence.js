@@ -3,17 +3,19 @@
 // webhook receiver; an arrow for each request and its answer, each delivery attempt and its
 // answer; the payout's timeline steps on the sandbox lane at their sandbox time; the clock's moves
 // across all lanes; faults and review findings marked. Plain HTML and CSS (style.css, .seq-*).
-import { html, useState } from '/__sandbox/ui/vendor/preact-htm.js';
+import { html, useEffect, useState } from '/__sandbox/ui/vendor/preact-htm.js';
 import { useGet } from '../api.js';
-import { money, Status, Waiting, When } from '../format.js';
+import { money, RealTime, Status, Waiting, When } from '../format.js';
 import { href } from '../route.js';
 
-const tracePath = (tenant, ref) => `/merchants/${encodeURIComponent(tenant)}/trace${ref ? `?ref_id=${encodeURIComponent(ref)}` : ''}`;
+export const tracePath = (tenant, ref) => `/merchants/${encodeURIComponent(tenant)}/trace${ref ? `?ref_id=${encodeURIComponent(ref)}` : ''}`;
 
 /** How many events the run's view shows at first (the newest); "Show earlier" adds as many again. */
 const PAGE = 150;
+/** The run's view asks the control API for the newest `last` of each list only: a page, not the run. */
+const pagePath = (tenant, last) => `/merchants/${encodeURIComponent(tenant)}/trace?last=${last}`;
 
-export const prefetch = (client, route) => client.prefetch(tracePath(route.tenant));
+export const prefetch = (client, route) => client.prefetch(pagePath(route.tenant, PAGE));
 /** The payout page asks for its own sequence beside the payout. */
 export const prefetchPayout = (client, route) => client.prefetch(tracePath(route.tenant, route.ref));
 
@@ -98,7 +100,52 @@ function messageText(first, m) {
   return [first, ...headers, '', pretty(m.body)].join('\n') + more;
 }
 
-function Exchange({ r, findings, route, tenant }) {
+const quote = (text) => `'${text.replace(/'/g, "'\\''")}'`;
+const CREDENTIALS = {
+  'x-merchant-email': '$MERCHANT_EMAIL',
+  'x-api-key': '$API_KEY',
+  'x-api-secret': '$API_SECRET',
+  MerchantId: '$MERCHANT_ID',
+  AccessToken: '$ACCESS_TOKEN',
+};
+
+/**
+ * The request as a curl command line: the merchant's credentials as shell variables
+ * ($MERCHANT_EMAIL, $API_KEY, $API_SECRET) unless `headers` (the real ones) are given.
+ */
+export function curlOf(r, headers = null) {
+  const checkout = /\/api\/v1\/payment\/transaction\//.test(r.url);
+  const names = checkout ? ['MerchantId', 'AccessToken'] : ['x-merchant-email', 'x-api-key', 'x-api-secret'];
+  const lines = [`curl -sS -X ${r.method} ${quote(new URL(r.url, location.origin).href)}`];
+  for (const name of names) {
+    const value = headers ? (headers[name] ?? headers[name.toLowerCase()]) : CREDENTIALS[name];
+    lines.push(headers ? `-H ${quote(`${name}: ${value}`)}` : `-H "${name}: ${value}"`);
+  }
+  const type = Object.entries(r.request.headers).find(([k]) => k.toLowerCase() === 'content-type')?.[1];
+  if (r.request.body !== null && r.request.body !== '') {
+    if (type) lines.push(`-H ${quote(`content-type: ${type}`)}`);
+    lines.push(`--data-raw ${quote(r.request.body)}`);
+  }
+  return lines.join(' \\\n  ');
+}
+
+function CopyCurl({ r, headers }) {
+  const [withCredentials, setWith] = useState(false);
+  const [copied, setCopied] = useState(false);
+  // Open or closed as the user left it, whatever re-renders the sequence meanwhile (the change stream).
+  const [open, setOpen] = useState(false);
+  const text = curlOf(r, withCredentials ? headers : null);
+  return html`<details class="seq-more curl" open=${open} onToggle=${(e) => setOpen(e.currentTarget.open)}><summary>copy as curl</summary>
+    <label><input type="checkbox" checked=${withCredentials} disabled=${!headers} onChange=${(e) => setWith(e.target.checked)} /> with this merchant's credentials</label>
+    <button type="button" onClick=${() =>
+      navigator.clipboard?.writeText(text).then(
+        () => setCopied(true),
+        () => setCopied(false),
+      )}>Copy</button>${copied ? html` <span role="status">copied</span>` : ''}
+    <pre data-testid="curl">${text}</pre></details>`;
+}
+
+function Exchange({ r, findings, route, tenant, headers }) {
   let amount = null;
   try {
     amount = r.request.body ? JSON.parse(r.request.body).amount : null;
@@ -114,6 +161,7 @@ function Exchange({ r, findings, route, tenant }) {
         r.ref_id && !route.ref ? html` · <a class="link" href=${href({ tenant, tab: 'payouts', ref: r.ref_id })}>payout ${r.ref_id}</a>` : ''
       } · ${r.latency_ms} ms${fault ? html` <span class="tag bad">⚡ fault</span>` : ''}${r.refused_transitions.length ? html` <span class="tag bad">transition refused</span>` : ''}<${Findings} list=${findings} />
     <//>
+    <${CopyCurl} r=${r} headers=${headers} />
     <details class="seq-more"><summary>request and answer</summary><pre>${messageText(`${r.method} ${r.url}`, r.request)}</pre><pre>${messageText(String(r.status ?? 'no answer'), r.response)}${
       r.bodies_dropped ? '\n(bodies dropped: the journal kept newer ones)' : ''
     }</pre></details>
@@ -127,12 +175,15 @@ function Attempt({ d, a, findings, many }) {
     <${Arrow} from=${1} to=${2} bad=${!a.signature_valid}><${When} at=${a.at} /> webhook <${Status} s=${d.event_status} />${many ? ` payout ${d.ref_id}` : ''} · ${d.delivery_id} #${a.n}${
       kind === 'genuine' ? '' : html` <span class="tag bad">${kind}</span>`
     }<//>
-    <${Arrow} from=${2} to=${1} bad=${failed} dashed=${a.status === null}>${a.status === null ? `✕ ${a.error ?? 'no answer'}` : html`<strong>${a.status}</strong>`} · ${a.latency_ms} ms<${Findings} list=${findings} /><//>
+    <${Arrow} from=${2} to=${1} bad=${failed} dashed=${a.status === null}>${a.status === null ? `✕ ${a.error ?? 'no answer'}` : html`<strong>${a.status}</strong>`} · ${a.latency_ms} ms${
+      // A finding of the delivery (an endpoint that kept failing) is shown on its failed attempts, not on the one acknowledged.
+      failed ? html`<${Findings} list=${findings} />` : ''
+    }<//>
   </div>`;
 }
 
-function Row({ e, route, tenant, many }) {
-  if (e.kind === 'request') return html`<${Exchange} r=${e.r} findings=${e.findings} route=${route} tenant=${tenant} />`;
+function Row({ e, route, tenant, many, headers }) {
+  if (e.kind === 'request') return html`<${Exchange} r=${e.r} findings=${e.findings} route=${route} tenant=${tenant} headers=${headers} />`;
   if (e.kind === 'attempt') return html`<${Attempt} d=${e.d} a=${e.a} findings=${e.findings} many=${many} />`;
   if (e.kind === 'step') {
     const { p, s } = e;
@@ -142,7 +193,9 @@ function Row({ e, route, tenant, many }) {
   }
   if (e.kind === 'scheduled') {
     const { s } = e;
-    return html`<div class="seq-note scheduled" data-testid="seq-scheduled">next: <${Status} s=${s.status} /> ${s.at ? html`at <${When} at=${s.at} />` : `on status check ${s.after_polls}`} <span class="muted">(scheduled)</span></div>`;
+    return html`<div class="seq-note scheduled" data-testid="seq-scheduled">next for payout <a class="link" href=${href({ tenant, tab: 'payouts', ref: e.p.ref_id })}>${e.p.ref_id}</a>: <${Status} s=${s.status} /> ${
+      s.at ? html`at <${When} at=${s.at} />` : `on status check ${s.after_polls}`
+    } <span class="muted">(scheduled)</span></div>`;
   }
   if (e.kind === 'probe') {
     const { c } = e;
@@ -157,6 +210,26 @@ function Row({ e, route, tenant, many }) {
   }
   const { f } = e;
   return html`<div class=${`seq-span seq-finding ${f.severity}`} data-testid="seq-finding"><span class=${`tag ${f.severity === 'low' ? '' : 'bad'}`}>⚠ ${f.severity}</span> <strong>${f.rule}</strong> <${When} at=${f.at} />: ${f.detail}</div>`;
+}
+
+/** A row's identity across refreshes (an open "copy as curl" stays open as events arrive). */
+function keyOf(e) {
+  switch (e.kind) {
+    case 'request':
+      return `r:${e.r.request_id}`;
+    case 'attempt':
+      return `a:${e.d.delivery_id}:${e.a.n}`;
+    case 'step':
+      return `s:${e.p.ref_id}:${e.s.status}:${e.s.at}`;
+    case 'scheduled':
+      return `n:${e.p.ref_id}:${e.s.status}:${e.s.at ?? e.s.after_polls}`;
+    case 'probe':
+      return `p:${e.run.at}:${e.c.check}`;
+    case 'clock':
+      return `c:${e.m.from}:${e.m.to}`;
+    default:
+      return `f:${e.f.rule}:${e.f.at}:${e.f.payment ?? ''}`;
+  }
 }
 
 const count = (n, what) => `${n} ${what}${n === 1 ? '' : 's'}`;
@@ -177,44 +250,62 @@ function duration(ms) {
   return parts.join(' ') || `${ms} ms`;
 }
 
-/** The diagram of a trace (all of it, or the newest `shown` events with a button for earlier ones). */
-export function Sequence({ trace, route, paged = false }) {
-  const [shown, setShown] = useState(PAGE);
+/**
+ * The diagram of a trace. `onEarlier`: the trace is a page of the run (`?last=`), and this asks
+ * for a longer one. On a payout's page or a story, each event has a link that opens the page at it.
+ */
+export function Sequence({ trace, route, onEarlier = null, headers = null }) {
   const events = eventsOf(trace);
-  const from = paged ? Math.max(0, events.length - shown) : 0;
+  const from = 0;
   const tenant = trace.merchant.merchant_id;
+  const linked = route.ref !== null && route.ref !== undefined;
+  const target = /^e(\d+)$/.exec(route.at ?? '')?.[1];
+  useEffect(() => {
+    if (target !== undefined) document.getElementById(`ev-${target}`)?.scrollIntoView({ block: 'center' });
+  }, [target]);
+  const earlier = trace.cut.filter((c) => /\(last=\d+\)$/.test(c.why)).reduce((n, c) => Math.max(n, c.left_out), 0);
   const attempts = trace.deliveries.reduce((n, d) => n + d.attempts.length, 0);
   return html`<div class="seq" data-testid="sequence">
     <p class="muted">${count(trace.requests.length, 'request')} · ${count(trace.payouts.length, 'payout')} · ${count(attempts, 'webhook attempt')}${
       trace.review ? ` · ${count(trace.review.findings.length, 'finding')}` : ''
-    } · made <${When} at=${trace.generated_at} /></p>
-    ${trace.cut.map((c) => html`<p class="muted" role="note">Not in this trace: ${c.left_out} ${c.part} (${c.why}).</p>`)}
-    ${from > 0 && html`<p><button onClick=${() => setShown(shown + PAGE)}>Show ${Math.min(PAGE, from)} earlier</button> <span class="muted">${from} earlier events not shown</span></p>`}
+    } · made at <${RealTime} at=${trace.generated_at} /> <span class="muted">(the times below are sandbox times)</span></p>
+    ${trace.cut.filter((c) => !/\(last=\d+\)$/.test(c.why)).map((c) => html`<p class="muted" role="note">Not in this trace: ${c.left_out} ${c.part} (${c.why}).</p>`)}
+    ${onEarlier && earlier > 0 && html`<p><button onClick=${onEarlier}>Show earlier</button> <span class="muted">${earlier} earlier requests or deliveries not loaded</span></p>`}
     <div class="seq-lanes" aria-hidden="true"><span>Merchant (your code)</span><span>Sandbox</span><span>Webhook receiver</span></div>
     <div class="seq-body">
       ${events.length === 0 && html`<p class="seq-note">Nothing yet: no request, payout or delivery in the trace.</p>`}
-      ${events.slice(from).map((e) => html`<${Row} e=${e} route=${route} tenant=${tenant} many=${trace.payouts.length > 1} />`)}
+      ${events
+        .slice(from)
+        .map(
+          (e, n) =>
+            html`<div key=${keyOf(e)} id=${`ev-${from + n}`} class=${`seq-event${target === String(from + n) ? ' target' : ''}`}>${
+              linked
+                ? html`<a class="moment" href=${href({ ...route, at: `e${from + n}` })} title="A link that opens the page at this event" aria-label=${`Link to event ${from + n + 1}`}>#</a>`
+                : ''
+            }<${Row} e=${e} route=${route} tenant=${tenant} many=${trace.payouts.length > 1} headers=${headers} /></div>`,
+        )}
     </div>
   </div>`;
 }
 
 /** One payout's sequence, on its page. */
-export function PayoutSequence({ client, route, version }) {
+export function PayoutSequence({ client, route, version, headers = null }) {
   const answer = useGet(client, tracePath(route.tenant, route.ref), [version]);
   if (!answer.data) {
     return answer.error?.status === 404
       ? html`<p class="muted">Not in the trace (the journal no longer holds its requests, or the trace was cut).</p>`
       : html`<${Waiting} what="the sequence" error=${answer.error} />`;
   }
-  return html`<${Sequence} trace=${answer.data} route=${route} />`;
+  return html`<${Sequence} trace=${answer.data} route=${route} headers=${headers} />`;
 }
 
-/** The whole run of the tenant. */
-export function View({ client, route, version }) {
-  const answer = useGet(client, tracePath(route.tenant), [version]);
+/** The whole run of the tenant: its newest events, a page at a time from the control API (`?last=`). */
+export function View({ client, route, version, merchant }) {
+  const [last, setLast] = useState(PAGE);
+  const answer = useGet(client, pagePath(route.tenant, last), [version]);
   if (!answer.data) return html`<${Waiting} what="the run's sequence" error=${answer.error} />`;
   return html`<section class="card" aria-label="Sequence">
     <h2>Sequence of ${answer.data.merchant.name}'s run</h2>
-    <${Sequence} trace=${answer.data} route=${route} paged=${true} />
+    <${Sequence} trace=${answer.data} route=${route} onEarlier=${() => setLast(last + PAGE)} headers=${merchant?.headers ?? null} />
   </section>`;
 }

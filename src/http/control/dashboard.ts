@@ -8,6 +8,15 @@ import { PACKAGE_ROOT } from '../../version.js';
 /** Where the build puts the dashboard's files (the page, its script, the vendored Preact + htm). */
 export const DASHBOARD_DIR = resolve(PACKAGE_ROOT, 'dist/ui');
 
+/** The sandbox's icon (a ₹ on the accent blue): the dashboard's, and what a browser asks at /favicon.ico. */
+export const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="7" fill="#0b5cad"/><text x="16" y="23" font-family="sans-serif" font-size="20" font-weight="700" text-anchor="middle" fill="#fff">₹</text></svg>';
+
+/** GET /favicon.ico: the icon, answered before anything else (not logged, not journaled: no merchant's traffic). */
+export const favicon: RequestHandler = (_req, res) => {
+  res.status(200).type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG);
+};
+
 /** The dashboard's static files at /__sandbox/ui (index.html for the page itself). */
 export function dashboardFiles(): RequestHandler {
   if (IN_EXECUTABLE) return dashboardAssets();

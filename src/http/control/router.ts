@@ -63,10 +63,14 @@ function withGateLine(markdown: string, gate: string, failure: string | null): s
 /** JUnit with one more test case, the gate itself, failed with its reason when it fails (the totals counting it). */
 function withGateCase(junit: string, gate: string, failure: string | null): string {
   const testcase = `    <testcase classname="payout-sandbox.gate" name="${xmlText(gate)}">${failure === null ? '' : `<failure message="${xmlText(failure)}"/>`}</testcase>`;
-  const suite = [`  <testsuite name="payout-sandbox gate" tests="1" failures="${failure === null ? 0 : 1}" skipped="0">`, testcase, '  </testsuite>'].join('\n');
+  const suite = [`  <testsuite name="payout-sandbox gate" tests="1" failures="${failure === null ? 0 : 1}" skipped="0">`, testcase, '  </testsuite>'].join(
+    '\n',
+  );
   return junit
     .replace(/<testsuites\b[^>]*>/, (root) =>
-      root.replace(/\btests="(\d+)"/, (_m, n) => `tests="${Number(n) + 1}"`).replace(/\bfailures="(\d+)"/, (_m, n) => `failures="${Number(n) + (failure === null ? 0 : 1)}"`),
+      root
+        .replace(/\btests="(\d+)"/, (_m, n) => `tests="${Number(n) + 1}"`)
+        .replace(/\bfailures="(\d+)"/, (_m, n) => `failures="${Number(n) + (failure === null ? 0 : 1)}"`),
     )
     .replace('</testsuites>', `${suite}\n</testsuites>`);
 }
