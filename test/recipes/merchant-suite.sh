@@ -13,7 +13,7 @@ AUTH=()
 [ -n "${PAYOUT_SANDBOX_ADMIN_TOKEN:-}" ] && AUTH=(-H "authorization: Bearer $PAYOUT_SANDBOX_ADMIN_TOKEN")
 H=(-H 'x-merchant-email: demo@payout-sandbox.test' -H 'x-api-key: sbx_key_demo_0001' -H 'x-api-secret: sbx_secret_demo_0001' -H 'content-type: application/json')
 VAN=DEMOVAN0000000000001
-RUN=${SUITE_RUN:-$$}
+RUN=${SUITE_RUN:-$(printf "%05d" $$)}   # ids are 5 to 30 characters
 
 # "STATUS BODY" of a call; a dropped connection answers "000".
 call() { curl -s -o /tmp/suite-body.$$ -w '%{http_code}' "$@" || true; echo " $(cat /tmp/suite-body.$$ 2>/dev/null)"; }
@@ -56,10 +56,10 @@ expect "Unknown resolved" '"status":"Success"' "$(status "P$RUN-2002.03")"
 expect "reversal read back" '"status":"Failed"' "$(status "P$RUN-2002.05")"
 
 # Read-after-write lag: "not found" right after initialize does not mean "not made".
-expect "made 2002.08" '^200 ' "$(payout "L$RUN" 2002.08)"
-expect "not visible yet" 'Unable to find transaction' "$(status "L$RUN")"
+expect "made 2002.08" '^200 ' "$(payout "LAG$RUN" 2002.08)"
+expect "not visible yet" 'Unable to find transaction' "$(status "LAG$RUN")"
 advance 6s
-expect "visible later" '"status":"(Pending|Success)"' "$(status "L$RUN")"
+expect "visible later" '"status":"(Pending|Success)"' "$(status "LAG$RUN")"
 
 # Faults: a 500 that made the payout, retried safely; a 503 that did not; a dropped connection.
 expect "500 although made" '^500 ' "$(payout "F$RUN-1" 3003.01)"
