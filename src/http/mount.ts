@@ -13,6 +13,7 @@ import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashbo
 import { recordFact } from './facts.js';
 import { throughFault } from './faults.js';
 import { methodNotAllowed } from './routing.js';
+import { inSequence } from './sequence.js';
 
 /** What an operation's handler gets: the authenticated merchant and the parsed input. */
 export interface Call<I> {
@@ -115,9 +116,12 @@ export const AUTH_REASON_HEADER = 'X-Sandbox-Auth-Reason';
 /**
  * Mounts every operation of the reference from its description (stripe-mock's way): path and
  * method, credentials by its security, input parsed by its schema; a known path asked with
- * another method answers 405. Each operation must have a handler.
+ * another method answers 405. Each operation must have a handler. Returns each operation at a
+ * path without parameters by `METHOD path` (`GET /api/v1/public/balance/check`), for `dispatch()`
+ * to reach it in one lookup ahead of the routes.
  */
-export function mountOperations(router: Router | Express, sb: Sandbox, handlers: OperationHandlers): void {
+export function mountOperations(router: Router | Express, sb: Sandbox, handlers: OperationHandlers): Map<string, RequestHandler> {
+  const exact = new Map<string, RequestHandler>();
   const reviewing = sb.review.enabled;
   const takeFact = (res: Response) => {
     if (res.locals.factTaken === true) return;
@@ -182,9 +186,11 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const finish: RequestHandler = (_req, res) => (reviewing ? ran(res, true) : run(res));
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
+    if (!op.path.includes('{')) exact.set(`${op.method.toUpperCase()} ${op.path}`, chain.length === 1 ? whole : inSequence(chain));
     router
       .route(op.path.replace(/\{(\w+)\}/g, ':$1'))
       [op.method](...chain)
       .all(methodNotAllowed);
   }
+  return exact;
 }

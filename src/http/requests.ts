@@ -22,6 +22,9 @@ const nextRequestId = (() => {
   return () => prefix + (n++).toString(16).padStart(12, '0');
 })();
 
+/** The refused transitions of most requests: none (one array for all of them, read only). */
+const NO_REFUSALS = Object.freeze([]) as unknown as RefusedTransition[];
+
 /** The id requestTracking gave the request. */
 export function requestId(req: Request): string {
   return (req as { id?: string }).id ?? '';
@@ -80,7 +83,8 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
   // request allocates no closure for it.
   function done(this: Response) {
     const req = this.req;
-    const { started, at, journaled } = this.locals.tracking as { started: number; at: number; journaled: boolean };
+    const locals = this.locals;
+    const started = locals.started as number;
     const ms = performance.now() - started;
     const status = this.headersSent ? this.statusCode : null;
     const id = requestId(req);
@@ -93,7 +97,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
       };
       logger.info(line, this.writableFinished ? 'request completed' : 'request aborted');
     }
-    if (!journaled) return;
+    if (locals.journaled !== true) return;
     const merchantId = merchantOf(this);
     const api = req.originalUrl.startsWith('/__sandbox') ? 'control' : 'emulated';
     journal.add({
@@ -103,10 +107,10 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
       merchant_id: merchantId,
       status,
       // The merchant's own time when it has a clock of its own; else the sandbox time at arrival.
-      at: merchantId !== null && clocks.hasOwn(merchantId) ? clocks.now(merchantId) : at,
+      at: merchantId !== null && clocks.hasOwn(merchantId) ? clocks.now(merchantId) : (locals.at as number),
       latency_ms: Math.round(ms * 100) / 100,
       rule: (this.getHeader(SANDBOX_RULE_HEADER) as string | undefined) ?? null,
-      refused_transitions: (this.locals.refusals as RefusedTransition[] | undefined) ?? [],
+      refused_transitions: (this.locals.refusals as RefusedTransition[] | undefined) ?? NO_REFUSALS,
       ref_id: (this.locals.refId as string | undefined) ?? null,
       error: (this.locals.refusal as RefusalError | undefined) ?? null,
       auth_reason: (this.locals.authReason as string | undefined) ?? null,
@@ -121,7 +125,11 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     // Not the journal's own reads, nor the dashboard's files: neither is anyone's traffic.
     const journaled = journal.enabled && !req.url.startsWith('/__sandbox/requests') && !req.url.startsWith('/__sandbox/ui');
     if (!logging && !journaled) return next();
-    res.locals.tracking = { started: performance.now(), at: clocks.sandbox.now(), journaled };
+    // Three values on the response's locals (a dictionary already), not an object of their own.
+    const locals = res.locals;
+    locals.started = performance.now();
+    locals.at = clocks.sandbox.now();
+    locals.journaled = journaled;
     res.on('close', done);
     next();
   };
