@@ -42,7 +42,10 @@ function refuseOversized(req: express.Request, res: express.Response, next: expr
  */
 function refuseUnreadBody(req: express.Request, next: express.NextFunction): void {
   const empty = !(Number(req.headers['content-length'] ?? 0) > 0) && req.headers['transfer-encoding'] === undefined;
-  if (empty || req.body !== undefined) return next();
+  if (empty || req.body !== undefined) {
+    next();
+    return;
+  }
   const type = req.headers['content-type'];
   const sent = type ? `Content-Type ${type.split(';')[0]}` : 'no Content-Type';
   // The control API takes JSON only (http/guard.ts); the emulated API forms too.
@@ -107,7 +110,7 @@ function readJson(req: express.Request, res: express.Response, next: express.Nex
     }
     // As express.json() decodes it: UTF-8 without a byte-order mark, JSON's own whitespace first.
     const text = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.toString('utf8', 3) : raw.toString('utf8');
-    const first = /^[\x20\x09\x0a\x0d]*([^\x20\x09\x0a\x0d])/.exec(text)?.[1];
+    const first = /^[ \t\n\r]*([^ \t\n\r])/.exec(text)?.[1];
     if (first !== '{' && first !== '[') return next(notJson());
     try {
       req.body = JSON.parse(text);
