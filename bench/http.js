@@ -1,52 +1,97 @@
-// Benchmark of the hot path and start-up (issue 11). Run: npm run bench:http (builds first).
-// Starts bare Express 5 (bench/bare-express.js) and the sandbox as separate processes, each pinned
-// to CPU 0 with taskset when present, and drives each with autocannon from this process (CPU 1):
-// 50 connections, a warm-up, then DURATION seconds. Prints req/s, p50, p99 and the ratio to bare
-// Express for the status check, the balance check and initialize V2 (memory store). Then:
-// `npm start` → first healthy answer (median of 5), startSandbox() ready, advance('24h') over
-// 10,000 due items. Every request goes to 127.0.0.1; every loop is bounded.
+// Benchmark of the hot path and start-up (issues 11 and 37). Run: npm run bench:http (builds
+// first); BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) change its length; `--json FILE`
+// writes the figures with the machine and the commit.
+//
+// Three servers, each a separate process pinned to CPU 0 with taskset when present, driven by
+// autocannon from this process (CPU 1), 50 connections, a 2 s warm-up, then BENCH_SECONDS:
+//  - bare Express 5 (bench/bare-express.js): the same body parsers, a JSON body like the answer's,
+//    no state: the baseline every ratio is against, measured in the same run;
+//  - the sandbox as a user starts it (`--data memory --clock manual --no-rate-limits`; the review,
+//    the journal with bodies and the default scenario on);
+//  - the peers' method (bench/bare-node.js): a pre-serialised body from node:http, as a stub
+//    server answers a stubbed call: the headroom a framework leaves, not a bar for the sandbox.
+// The servers take turns, round by round, so that a busy moment of the machine spreads over all
+// of them; each figure is the median of the rounds. Besides req/s and latency, the server's CPU
+// milliseconds per 1,000 requests (from /proc), which a busy machine moves less.
+// Then: `npm start` → first healthy answer (median of 5), startSandbox() ready, advance('24h')
+// over 10,000 due items. Every request goes to 127.0.0.1; every loop is bounded.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { writeFileSync } from 'node:fs';
 import { startSandbox } from '../dist/index.js';
-import { firstLine, hasTaskset, initializeBody, load as loadFor, merchantWithPayout, pinned, ROOT_DIR as ROOT } from './lib.js';
+import { firstLine, hasTaskset, initializeBody, load as loadFor, machine, machineLine, merchantWithPayout, pinned, ROOT_DIR as ROOT } from './lib.js';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
-const load = (url, opts = {}) => loadFor(url, { connections: CONNECTIONS, ...opts }, DURATION);
+const JSON_OUT = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : null;
+const OPS = ['status', 'balance', 'initialize'];
+const SANDBOX_ARGS = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual'];
 
-async function bareExpress() {
-  const child = pinned(['bench/bare-express.js']);
+/** A stateless server (bare Express or node:http): its three URLs and requests. */
+async function stateless(script) {
+  const child = pinned([script]);
   const [, port] = await firstLine(child, /^(\d+)\n/);
   const base = `http://127.0.0.1:${port}`;
-  const results = {
-    status: await load(`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`),
-    balance: await load(`${base}/api/v1/public/balance/check?account_no=X`),
-    initialize: await load(`${base}/api/v2/public/payment/transfer`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: initializeBody('X'),
-    }),
+  return {
+    child,
+    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`, {}],
+    balance: [`${base}/api/v1/public/balance/check?account_no=X`, {}],
+    initialize: [`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: initializeBody('X') }],
   };
-  child.kill('SIGTERM');
-  return results;
 }
 
+/** The sandbox with a merchant and one payout: the status of that payout, its balance, new payouts. */
 async function sandbox() {
-  const child = pinned(['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual']);
+  const child = pinned(SANDBOX_ARGS);
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
   const { m, headers, first } = await merchantWithPayout(base);
-  const results = {
-    status: await load(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers }),
-    balance: await load(`${base}/api/v1/public/balance/check?account_no=${m.account_no}`, { headers }),
-    initialize: await load(`${base}/api/v2/public/payment/transfer`, {
-      method: 'POST',
-      headers,
-      requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }],
-    }),
+  return {
+    child,
+    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers }],
+    balance: [`${base}/api/v1/public/balance/check?account_no=${m.account_no}`, { headers }],
+    initialize: [
+      `${base}/api/v2/public/payment/transfer`,
+      { method: 'POST', headers, requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] },
+    ],
   };
-  child.kill('SIGTERM');
-  await once(child, 'exit');
-  return results;
+}
+
+const SERVERS = {
+  express: () => stateless('bench/bare-express.js'),
+  sandbox,
+  'node:http': () => stateless('bench/bare-node.js'),
+};
+
+/** Each server in turn, ROUNDS times; per server and operation the runs of each round. */
+async function hotPath() {
+  const runs = Object.fromEntries(Object.keys(SERVERS).map((k) => [k, Object.fromEntries(OPS.map((op) => [op, []]))]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, start] of Object.entries(SERVERS)) {
+      const server = await start();
+      for (const op of OPS) {
+        const [url, opts] = server[op];
+        runs[name][op].push(await loadFor(url, { connections: CONNECTIONS, ...opts }, DURATION, server.child.pid));
+      }
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+  }
+  const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const figures = {};
+  for (const [name, byOp] of Object.entries(runs)) {
+    figures[name] = {};
+    for (const [op, rs] of Object.entries(byOp)) {
+      figures[name][op] = {
+        rps: Math.round(median(rs.map((r) => r.rps))),
+        p50: median(rs.map((r) => r.p50)),
+        p99: median(rs.map((r) => r.p99)),
+        cpu_ms_per_1k: rs[0].cpuMsPer1k === null ? null : Math.round(median(rs.map((r) => r.cpuMsPer1k))),
+        rounds_rps: rs.map((r) => Math.round(r.rps)),
+      };
+    }
+  }
+  return figures;
 }
 
 /** `npm start` (as a user runs it, from an installed checkout) → first 200 from /__sandbox/health. */
@@ -117,17 +162,40 @@ async function inProcess() {
   return { ready, advance, items: pending + attempts, attempts, delivered };
 }
 
-const fmt = (r, base) =>
-  `${String(Math.round(r.rps)).padStart(7)} req/s  p50 ${String(r.p50).padStart(3)} ms  p99 ${String(r.p99).padStart(3)} ms  ${(r.rps / base.rps).toFixed(2)}× bare Express`;
-const bare = await bareExpress();
-const sbx = await sandbox();
-console.log(`autocannon, ${CONNECTIONS} connections, ${DURATION} s after a 2 s warm-up; servers pinned to CPU 0: ${hasTaskset}`);
-for (const k of ['status', 'balance', 'initialize']) {
-  console.log(`${k.padEnd(10)} bare Express ${String(Math.round(bare[k].rps)).padStart(7)} req/s | sandbox ${fmt(sbx[k], bare[k])}`);
+const m = machine();
+const figures = await hotPath();
+console.log(machineLine(m));
+console.log(
+  `autocannon, ${CONNECTIONS} connections, ${DURATION} s after a 2 s warm-up, ${ROUNDS} rounds taking turns (medians); servers pinned to CPU 0: ${hasTaskset}`,
+);
+console.log('| operation | server | req/s | p50 ms | p99 ms | CPU ms per 1,000 requests | × bare Express (req/s) |');
+console.log('|---|---|---|---|---|---|---|');
+for (const op of OPS) {
+  const base = figures.express[op];
+  for (const name of Object.keys(SERVERS)) {
+    const f = figures[name][op];
+    console.log(`| ${op} | ${name} | ${f.rps} | ${f.p50} | ${f.p99} | ${f.cpu_ms_per_1k ?? 'n/a'} | ${(f.rps / base.rps).toFixed(2)} |`);
+  }
 }
-console.log(`npm start → healthy (median of 5): ${(await startToHealthy()).toFixed(0)} ms`);
+const started = await startToHealthy();
+console.log(`npm start → healthy (median of 5): ${started.toFixed(0)} ms`);
 const ip = await inProcess();
 console.log(`startSandbox() ready: ${ip.ready.toFixed(1)} ms`);
 console.log(
   `advance('24h') over ${ip.items} due items (${ip.attempts} of them webhook attempts): ${ip.advance.toFixed(0)} ms; delivered after settleWebhooks(): ${ip.delivered} of the newest 1000`,
 );
+if (JSON_OUT) {
+  const out = {
+    benchmark: 'bench:http',
+    machine: m,
+    command: 'npm run bench:http',
+    seconds: DURATION,
+    rounds: ROUNDS,
+    connections: CONNECTIONS,
+    figures,
+    start_to_healthy_ms: Math.round(started),
+    in_process: ip,
+  };
+  writeFileSync(JSON_OUT, `${JSON.stringify(out, null, 2)}\n`);
+  console.log(`written: ${JSON_OUT}`);
+}

@@ -1,9 +1,13 @@
 // Shared by the benchmark scripts: starting the CLI (or bare Express) as a child process pinned to
 // CPU 0 when taskset is there, reading its banner, and driving it with autocannon.
 import { spawn, spawnSync } from 'node:child_process';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuSeconds, machine as host } from './fleet-lib.js';
+
+export { cpuSeconds };
 
 export const ROOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
@@ -18,14 +22,37 @@ export function unpinned(args) {
   return spawn(process.execPath, args, { cwd: ROOT_DIR });
 }
 
-/** A 2 s warm-up, then `seconds` of load: req/s, p50 and p99 in ms. Any non-2xx or error fails the run. */
-export async function load(url, opts = {}, seconds = 10) {
+/**
+ * A 2 s warm-up, then `seconds` of load: req/s, p50 and p99 in ms, and, given the server's pid,
+ * the server's CPU milliseconds per 1,000 requests (less sensitive to a busy machine than req/s).
+ * Any non-2xx or error fails the run.
+ */
+export async function load(url, opts = {}, seconds = 10, pid = null) {
   const connections = opts.connections ?? 50;
   await autocannon({ url, duration: 2, ...opts, connections });
+  const before = pid === null ? null : cpuSeconds(pid);
   const r = await autocannon({ url, duration: seconds, ...opts, connections });
+  const after = pid === null ? null : cpuSeconds(pid);
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+  const cpuMsPer1k = before === null || after === null ? null : ((after - before) * 1e6) / r.requests.total;
+  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, cpuMsPer1k };
 }
+
+/** The machine and the tree, printed beside every figure (and written with it). */
+export function machine() {
+  const git = (args) => spawnSync('git', args, { cwd: ROOT_DIR, encoding: 'utf8' }).stdout?.trim() ?? null;
+  return {
+    date: new Date().toISOString(),
+    commit: git(['rev-parse', '--short', 'HEAD']) || null,
+    tree_clean: git(['status', '--porcelain', '--untracked-files=no']) === '',
+    ...host(),
+    load_average: os.loadavg().map((x) => Math.round(x * 100) / 100),
+  };
+}
+
+/** One line of the machine, for a benchmark's output. */
+export const machineLine = (m) =>
+  `${m.date.slice(0, 10)}, commit ${m.commit}${m.tree_clean ? '' : ' (with uncommitted changes)'}; ${m.cpu_model}, ${m.cores} cores, ${Math.round(m.total_memory_bytes / 2 ** 30)} GiB, Node ${m.node}, Linux ${m.kernel}; load average ${m.load_average.join(' ')} at start`;
 
 let seq = 0;
 /** A V2 initialize body with a client_ref_id of its own. */

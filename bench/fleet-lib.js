@@ -1,0 +1,308 @@
+// Shared by bench/fleet.js (the orchestrator), bench/fleet-shard.js (one CI shard) and
+// test/bench-fleet.test.ts: the flow kinds, the V2 webhook signature check, the invariant checks
+// (pure functions of what a shard created and what the sandbox lists), latency summaries, and
+// /proc readings of a server process. Kept light: a shard process imports it, so only node:
+// built-ins, nothing of the sandbox's dist.
+import { execFileSync } from 'node:child_process';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+
+/** The fixed suite of a shard: flow n is of kind FLOW_KINDS[n % FLOW_KINDS.length]. */
+export const FLOW_KINDS = [
+  'v2-imps-success',
+  'v1-neft-success',
+  'v2-rtgs-success',
+  'v1-imps-failed-refunded',
+  'v2-neft-pending-30m',
+  'v2-unknown-then-success',
+  'v1-unknown-then-failed',
+  'v2-success-then-reversal',
+  'v1-new-pending-success',
+  'v2-read-after-write-lag',
+  'v2-poll-driven',
+  'magic-rejections',
+  'natural-errors',
+  'fault-500-created',
+  'fault-drop-created',
+  'fault-injected-retry',
+  'fault-held-answer',
+  'beneficiary-activation',
+  'verification',
+  'rate-limit-429',
+];
+
+/** Operations whose latency is the server's own work (a held answer waits on purpose: reported, left out of the target). */
+export const isHeldOp = (op) => op.endsWith('_held');
+
+/** The payout statuses after which a status check need not be repeated (Success may still be reversed later). */
+export const FINAL = new Set(['Success', 'Failed']);
+
+// --- webhooks ---------------------------------------------------------------------------------
+
+export const SIGNATURE_TOLERANCE_S = 300;
+
+/**
+ * Whether `X-Sandbox-Signature-V2` (`t=<s>,v1=<hex>[,v1=<hex>]`) verifies for the raw body and
+ * secret (docs/webhooks.md "Verifying the signature"): one v1 equal, in constant time, to the hex
+ * HMAC-SHA256 of "<t>." + raw body, and t within 300 s of our clock. V2 only.
+ */
+export function verifyV2(header, rawBody, secret, nowS = Math.floor(Date.now() / 1000)) {
+  const parts = String(header ?? '')
+    .split(',')
+    .map((p) => p.trim().split('='));
+  const t = Number(parts.find(([k]) => k === 't')?.[1]);
+  if (!Number.isInteger(t) || Math.abs(nowS - t) > SIGNATURE_TOLERANCE_S) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();
+  return parts.some(([k, v]) => {
+    if (k !== 'v1' || !v || !/^[0-9a-f]+$/i.test(v)) return false;
+    const given = Buffer.from(v, 'hex');
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  });
+}
+
+/** A header value as the receiver signs one (for the test of verifyV2). */
+export function signV2(rawBody, secret, t = Math.floor(Date.now() / 1000)) {
+  return `t=${t},v1=${createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest('hex')}`;
+}
+
+// --- invariants -------------------------------------------------------------------------------
+
+/**
+ * Everything that says one shard's world leaked into another's or lost something, checked
+ * exhaustively from what the shard created and what the sandbox answers for its merchant:
+ *
+ * - `created`: `{ payouts: [{ client_ref_id, ref_id }], beneficiaries: [id], verifications: [id] }`
+ *   (what the shard's own calls created, faulted initializes that were made included);
+ * - `listed`: the control API's lists of the shard's merchant, every page: `{ payouts: [{ client_ref_id,
+ *   ref_id }], beneficiaries: [id], verifications: [id], deliveries: [{ ref_id }] }`;
+ * - `webhooks`: what the shard's receiver got: `[{ ref_id, client_ref_id, status, verified }]`;
+ * - `probes`: other shards' ids asked with this shard's credentials: `[{ what, id, leaked, answer }]`
+ *   (`leaked`: anything but the documented not-found answer).
+ *
+ * Returns `[{ kind, detail }]`, empty when the shard's world is exactly its own.
+ */
+export function isolationViolations({ created, listed, webhooks = [], probes = [] }) {
+  const out = [];
+  const add = (kind, detail) => out.push({ kind, detail });
+  const mine = new Map(created.payouts.map((p) => [p.client_ref_id, String(p.ref_id)]));
+  const myRefs = new Set(created.payouts.map((p) => String(p.ref_id)));
+  const seen = new Map();
+  for (const p of listed.payouts) {
+    seen.set(p.client_ref_id, (seen.get(p.client_ref_id) ?? 0) + 1);
+    if (!mine.has(p.client_ref_id)) add('payout-not-created-by-shard', `listed payout ${p.client_ref_id} (ref_id ${p.ref_id}) was not created by this shard`);
+    else if (mine.get(p.client_ref_id) !== String(p.ref_id))
+      add('payout-ref-mismatch', `listed payout ${p.client_ref_id} has ref_id ${p.ref_id}, the shard was answered ${mine.get(p.client_ref_id)}`);
+  }
+  for (const [cref, n] of seen) if (n > 1) add('payout-duplicated', `client_ref_id ${cref} listed ${n} times`);
+  for (const cref of mine.keys()) if (!seen.has(cref)) add('payout-missing', `created payout ${cref} is not in the merchant's listing`);
+  sameSet(created.beneficiaries, listed.beneficiaries, 'beneficiary', add);
+  sameSet(created.verifications, listed.verifications, 'verification', add);
+  for (const d of listed.deliveries ?? []) {
+    if (!myRefs.has(String(d.ref_id)))
+      add('delivery-not-for-shard', `a webhook delivery of the merchant is for ref_id ${d.ref_id}, not one of the shard's payouts`);
+  }
+  for (const w of webhooks) {
+    if (!w.verified) add('webhook-unverified', `webhook ${w.delivery_id ?? ''} for ref_id ${w.ref_id} did not verify (V2 signature)`);
+    if (!myRefs.has(String(w.ref_id)) || mine.get(w.client_ref_id) !== String(w.ref_id))
+      add('webhook-not-for-shard', `the receiver got a webhook for ref_id ${w.ref_id} (${w.client_ref_id}), not one of the shard's payouts`);
+  }
+  for (const p of probes) if (p.leaked) add('foreign-id-visible', `another shard's ${p.what} ${p.id} answered ${p.answer}`);
+  return out;
+}
+
+function sameSet(created, listed, what, add) {
+  const a = new Set(created);
+  const b = new Set(listed);
+  if (b.size !== listed.length) add(`${what}-duplicated`, `a ${what} id is listed twice`);
+  for (const id of b) if (!a.has(id)) add(`${what}-not-created-by-shard`, `listed ${what} ${id} was not created by this shard`);
+  for (const id of a) if (!b.has(id)) add(`${what}-missing`, `created ${what} ${id} is not in the merchant's listing`);
+}
+
+/** Listed payouts in a final status without a verified webhook of that status: `[{ ref_id, client_ref_id, status }]`. */
+export function missingWebhooks(listedPayouts, webhooks) {
+  const got = new Set(webhooks.filter((w) => w.verified).map((w) => `${w.ref_id}|${w.status}`));
+  return listedPayouts.filter((p) => FINAL.has(p.status) && !got.has(`${p.ref_id}|${p.status}`));
+}
+
+/**
+ * The run's invariants from a results document (what fleet.js writes): every one must hold, or the
+ * run exits 1. Returns `[{ name, passed, detail }]`.
+ */
+export function evaluateInvariants(results) {
+  const out = [];
+  for (const [mode, r] of Object.entries(results.modes)) {
+    const redFlows = r.flows.red.slice(0, 5).map((f) => `shard ${f.shard} flow ${f.flow} ${f.kind}: ${f.reason}`);
+    out.push({
+      name: `${mode}: every flow green`,
+      passed: r.flows.green === r.flows.total && r.flows.total === r.flows.expected,
+      detail: `${r.flows.green}/${r.flows.total} green (${r.flows.expected} expected)${redFlows.length ? `; ${redFlows.join('; ')}` : ''}`,
+    });
+    out.push({
+      name: `${mode}: every shard finished`,
+      passed: r.shards.finished === r.shards.total,
+      detail: `${r.shards.finished}/${r.shards.total}${r.shards.failures.length ? `; ${r.shards.failures.slice(0, 3).join('; ')}` : ''}`,
+    });
+    out.push({
+      name: `${mode}: 0 cross-talk`,
+      passed: r.cross_talk.count === 0 && r.cross_talk.checked_shards === r.shards.total,
+      detail: `${r.cross_talk.count} violations over ${r.cross_talk.checked_shards} shards checked${r.cross_talk.violations.length ? `; ${r.cross_talk.violations.slice(0, 3).join('; ')}` : ''}`,
+    });
+    out.push({
+      name: `${mode}: 0 unexpected 429`,
+      passed: r.http_429.unexpected === 0,
+      detail: `${r.http_429.unexpected} unexpected, ${r.http_429.expected} expected${r.http_429.examples.length ? `; ${r.http_429.examples.slice(0, 3).join('; ')}` : ''}`,
+    });
+    out.push({
+      name: `${mode}: every final payout's webhook delivered and verified`,
+      passed: r.webhooks.missing === 0 && r.webhooks.unverified === 0,
+      detail: `${r.webhooks.final_payouts} final payouts, ${r.webhooks.missing} without a verified webhook; ${r.webhooks.received} received, ${r.webhooks.unverified} unverified`,
+    });
+    out.push({
+      name: `${mode}: the server(s) stopped cleanly`,
+      passed: r.server.clean_exits === r.server.processes,
+      detail: `${r.server.clean_exits}/${r.server.processes} exited 0`,
+    });
+  }
+  return out;
+}
+
+// --- latency ----------------------------------------------------------------------------------
+
+/** Nearest-rank percentile of a sorted array. */
+export function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
+}
+
+/** `{ op: [ms…] }` merged over shards → `{ op: { count, p50, p99, max } }`, ops sorted by name. */
+export function summarizeLatencies(perShard) {
+  const all = {};
+  for (const samples of perShard) for (const [op, ms] of Object.entries(samples)) (all[op] ??= []).push(...ms);
+  const out = {};
+  for (const op of Object.keys(all).sort()) {
+    const s = all[op].sort((a, b) => a - b);
+    const r2 = (x) => Math.round(x * 100) / 100;
+    out[op] = { count: s.length, p50: r2(percentile(s, 50)), p99: r2(percentile(s, 99)), max: r2(s[s.length - 1]) };
+  }
+  return out;
+}
+
+// --- /proc ------------------------------------------------------------------------------------
+
+let clockTicks;
+function ticksPerSecond() {
+  if (clockTicks === undefined) {
+    try {
+      clockTicks = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    } catch {
+      clockTicks = 100;
+    }
+  }
+  return clockTicks;
+}
+
+/** The machine a benchmark ran on: CPU model, cores, memory, Node, kernel. */
+export function machine() {
+  let cpu = os.cpus()[0]?.model ?? 'unknown';
+  try {
+    cpu = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpu;
+  } catch {}
+  return {
+    cpu_model: cpu.trim(),
+    cores: os.cpus().length,
+    total_memory_bytes: os.totalmem(),
+    node: process.version,
+    kernel: os.release(),
+    platform: `${process.platform}-${process.arch}`,
+  };
+}
+
+/** utime + stime of a process in seconds (/proc/<pid>/stat), or null when it cannot be read. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime is field 14, stime field 15.
+    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}
+
+/** VmHWM (peak) and VmRSS of a process in KiB (/proc/<pid>/status), or nulls. */
+export function memoryKiB(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kib = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN);
+    return { hwm: kib('VmHWM'), rss: kib('VmRSS') };
+  } catch {
+    return { hwm: null, rss: null };
+  }
+}
+
+/** The environment for a sandbox process: ours without SANDBOX_* variables, so only the command line configures it. */
+export function sandboxEnv() {
+  return Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('SANDBOX_')));
+}
+
+/** Resolves with the API base URL from a starting sandbox's banner (stdout), or rejects when it exits or `ms` pass first. */
+export function bannerUrl(child, ms = 30_000) {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const done = (err, url) => {
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.stdout.resume();
+      if (err) reject(err);
+      else resolve(url);
+    };
+    const onData = (d) => {
+      out += d;
+      const m = /API base URL:\s+(\S+)/.exec(out);
+      if (m) done(null, m[1]);
+    };
+    const onExit = (code) => done(new Error(`the sandbox exited (${code}) before it listened: ${out.slice(-500)}`));
+    const timer = setTimeout(() => done(new Error(`the sandbox did not listen within ${ms} ms: ${out.slice(-500)}`)), ms);
+    child.stdout.on('data', onData);
+    child.once('exit', onExit);
+  });
+}
+
+/** Stops a child with SIGTERM; SIGKILL after `ms`. Resolves with its exit code (null when killed). */
+export function stopChild(child, ms = 15_000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Resolves once a process has used (almost) no CPU for `windowMs` (a sandbox compiles its request schemas after it listens), or after `maxMs`: the ms waited. */
+export async function settled(pid, { windowMs = 200, maxMs = 10_000 } = {}) {
+  const started = performance.now();
+  let before = cpuSeconds(pid);
+  while (performance.now() - started < maxMs) {
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    const now = cpuSeconds(pid);
+    if (now === null || now - before <= 0.01) break;
+    before = now;
+  }
+  return Math.round(performance.now() - started);
+}
+
+/** CPU seconds the whole machine spent busy (every core; /proc/stat: all but idle and iowait), or null. */
+export function machineBusySeconds() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    const [user, nice, system, , , irq, softirq, steal] = cpu;
+    return (user + nice + system + irq + softirq + (steal || 0)) / ticksPerSecond();
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,247 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+// @ts-expect-error: a benchmark module, plain JavaScript with no types.
+import { evaluateInvariants, FLOW_KINDS, isolationViolations, missingWebhooks, signV2, verifyV2 } from '../bench/fleet-lib.js';
+import { ensureBinary } from './binary-helpers.js';
+
+/**
+ * The fleet benchmark (bench/fleet.js, issue 37), small: 4 shards, each its own process, × the
+ * 20 flows, against one shared sandbox and against an executable per shard. Its invariants are
+ * asserted from the results file (every flow green, no cross-talk, no unexpected 429, every final
+ * payout's webhook verified, every operation measured, the machine described); its timings are
+ * not. The invariant checker is shown to catch what it is there to catch.
+ */
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+interface Op {
+  count: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+interface ModeResult {
+  shards: { total: number; finished: number; failures: string[] };
+  flows: { expected: number; total: number; green: number; red: unknown[]; by_kind: Record<string, { green: number; total: number }> };
+  ops: Record<string, Op>;
+  http_429: { expected: number; unexpected: number };
+  cross_talk: { count: number; checked_shards: number; probes_of_other_shards_ids: number };
+  webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
+  server: { processes: number; clean_exits: number; cpu_s_during_run: number; peak_rss_mib: { max: number } };
+  wall_ms: number;
+}
+
+let fleet: { code: number | null; output: string; results: { modes: Record<string, ModeResult>; [k: string]: unknown } };
+let dir = '';
+let pgid = 0;
+
+beforeAll(async () => {
+  ensureBinary(); // once, under the lock the other tests of the executable share
+  dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-fleet-'));
+  const json = join(dir, 'fleet.json');
+  // A process group of its own: whatever happens, the shards and sandboxes go with it.
+  const child = spawn(process.execPath, ['bench/fleet.js', '--shards', '4', '--flows', '20', '--mode', 'both', '--json', json, '--timeout', '150'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  pgid = child.pid!;
+  let output = '';
+  child.stdout!.on('data', (d) => (output += d));
+  child.stderr!.on('data', (d) => (output += d));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));
+  pgid = 0;
+  let results = { modes: {} };
+  try {
+    results = JSON.parse(readFileSync(json, 'utf8'));
+  } catch {}
+  fleet = { code, output, results };
+}, 200_000);
+
+afterAll(() => {
+  if (pgid) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {}
+  }
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const OPS = [
+  'initialize_v1',
+  'initialize_v2',
+  'status',
+  'balance',
+  'beneficiary_create',
+  'beneficiary_get',
+  'verify',
+  'verification_get',
+  'control_merchant_create',
+  'control_advance',
+  'control_chaos',
+  'control_payouts',
+];
+
+describe('npm run bench:fleet, 4 shards × 20 flows', () => {
+  test('exits 0 having written its results, for both modes', () => {
+    expect({ code: fleet.code, tail: fleet.code === 0 ? '' : fleet.output.slice(-3000) }).toEqual({ code: 0, tail: '' });
+    expect(Object.keys(fleet.results.modes)).toEqual(['shared', 'per-shard']);
+    expect(fleet.output).toMatch(/^mode shared: /m);
+    expect(fleet.output).toMatch(/^invariants:/m);
+  });
+
+  test.each(['shared', 'per-shard'])('%s: 80 of 80 flows green, every kind run by every shard', (mode) => {
+    const r = fleet.results.modes[mode];
+    expect({ finished: r.shards.finished, failures: r.shards.failures }).toEqual({ finished: 4, failures: [] });
+    expect({ expected: r.flows.expected, total: r.flows.total, green: r.flows.green, red: r.flows.red }).toEqual({
+      expected: 80,
+      total: 80,
+      green: 80,
+      red: [],
+    });
+    expect(Object.keys(r.flows.by_kind)).toEqual(FLOW_KINDS);
+    for (const k of Object.values(r.flows.by_kind)) expect(k).toEqual({ ...k, green: 4, total: 4 });
+  });
+
+  test.each(['shared', 'per-shard'])('%s: no cross-talk, checked on every shard; no unexpected 429', (mode) => {
+    const r = fleet.results.modes[mode];
+    expect(r.cross_talk).toEqual({ ...r.cross_talk, count: 0, checked_shards: 4 });
+    // Each shard asks 3 other shards' ids (2 payouts by client_ref_id and by ref_id, a beneficiary, a verification).
+    expect(r.cross_talk.probes_of_other_shards_ids).toBe(mode === 'shared' ? 4 * 3 * 6 : 0);
+    expect(r.http_429).toEqual({ ...r.http_429, unexpected: 0, expected: 4 });
+  });
+
+  test.each(['shared', 'per-shard'])('%s: every final payout has its webhook, delivered and V2-verified', (mode) => {
+    const w = fleet.results.modes[mode].webhooks;
+    expect(w.final_payouts).toBeGreaterThanOrEqual(4 * 15);
+    expect(w).toEqual({ ...w, missing: 0, unverified: 0 });
+    expect(w.received).toBeGreaterThanOrEqual(w.final_payouts);
+  });
+
+  test.each(['shared', 'per-shard'])('%s: every operation has samples; the server measured and stopped cleanly', (mode) => {
+    const r = fleet.results.modes[mode];
+    for (const op of OPS) expect({ op, has: (r.ops[op]?.count ?? 0) > 0 }).toEqual({ op, has: true });
+    for (const [op, o] of Object.entries(r.ops)) expect({ op, ordered: o.count > 0 && o.p50 <= o.p99 && o.p99 <= o.max }).toEqual({ op, ordered: true });
+    expect(r.server.processes).toBe(mode === 'shared' ? 1 : 4);
+    expect(r.server.clean_exits).toBe(r.server.processes);
+    expect(r.server.cpu_s_during_run).toBeGreaterThan(0);
+    expect(r.server.peak_rss_mib.max).toBeGreaterThan(10);
+    expect(r.wall_ms).toBeGreaterThan(0);
+  });
+
+  test('the machine, the date, the commit and the command are in the results; every invariant held', () => {
+    const r = fleet.results as unknown as {
+      machine: { cpu_model: string; cores: number; total_memory_bytes: number; node: string; kernel: string };
+      date: string;
+      git_commit: string;
+      command: string;
+      invariants: { passed: boolean }[];
+      passed: boolean;
+    };
+    expect(r.machine.cpu_model.length).toBeGreaterThan(0);
+    expect(r.machine.cores).toBeGreaterThan(0);
+    expect(r.machine.total_memory_bytes).toBeGreaterThan(0);
+    expect(r.machine.node).toBe(process.version);
+    expect(r.machine.kernel.length).toBeGreaterThan(0);
+    expect(Number.isNaN(Date.parse(r.date))).toBe(false);
+    expect(r.git_commit).toMatch(/^[0-9a-f]{7,}$/);
+    expect(r.command).toContain('bench/fleet.js --shards 4');
+    expect(r.invariants.length).toBe(12);
+    expect(r.invariants.filter((i) => !i.passed)).toEqual([]);
+    expect(r.passed).toBe(true);
+  });
+});
+
+describe('the invariant checker catches what it is there to catch', () => {
+  const created = {
+    payouts: [
+      { client_ref_id: 'FLT0001F000A', ref_id: '1000000001' },
+      { client_ref_id: 'FLT0001F001A', ref_id: '1000000002' },
+    ],
+    beneficiaries: ['BENE0000000000000001'],
+    verifications: ['VRF00000000000000001'],
+  };
+  const listed = {
+    payouts: created.payouts.map((p) => ({ ...p, status: 'Success' })),
+    beneficiaries: ['BENE0000000000000001'],
+    verifications: ['VRF00000000000000001'],
+    deliveries: [{ ref_id: '1000000001' }, { ref_id: '1000000002' }],
+  };
+  const webhooks = created.payouts.map((p) => ({ ...p, status: 'Success', verified: true }));
+  const kinds = (v: { kind: string }[]) => v.map((x) => x.kind);
+
+  test('a shard whose world is exactly its own: nothing', () => {
+    expect(isolationViolations({ created, listed, webhooks, probes: [{ what: 'ref_id', id: '2000000001', leaked: false }] })).toEqual([]);
+    expect(missingWebhooks(listed.payouts, webhooks)).toEqual([]);
+  });
+
+  test("another shard's payout in the merchant's listing is cross-talk, named", () => {
+    const foreign = { client_ref_id: 'FLT0002F000A', ref_id: '2000000001', status: 'Pending' };
+    const v = isolationViolations({ created, listed: { ...listed, payouts: [...listed.payouts, foreign] }, webhooks });
+    expect(kinds(v)).toEqual(['payout-not-created-by-shard']);
+    expect(v[0].detail).toContain('FLT0002F000A');
+  });
+
+  test('a payout lost, doubled or renumbered; a beneficiary or verification of another merchant; a foreign delivery', () => {
+    const [a, b] = listed.payouts;
+    expect(kinds(isolationViolations({ created, listed: { ...listed, payouts: [a] }, webhooks }))).toEqual(['payout-missing']);
+    expect(kinds(isolationViolations({ created, listed: { ...listed, payouts: [a, b, { ...b }] }, webhooks }))).toEqual(['payout-duplicated']);
+    expect(kinds(isolationViolations({ created, listed: { ...listed, payouts: [a, { ...b, ref_id: '9999999999' }] }, webhooks }))).toEqual([
+      'payout-ref-mismatch',
+    ]);
+    expect(kinds(isolationViolations({ created, listed: { ...listed, beneficiaries: ['BENE0000000000000001', 'BENEOTHER00000000001'] }, webhooks }))).toEqual([
+      'beneficiary-not-created-by-shard',
+    ]);
+    expect(kinds(isolationViolations({ created, listed: { ...listed, verifications: [] }, webhooks }))).toEqual(['verification-missing']);
+    expect(kinds(isolationViolations({ created, listed: { ...listed, deliveries: [{ ref_id: '2000000001' }] }, webhooks }))).toEqual([
+      'delivery-not-for-shard',
+    ]);
+  });
+
+  test("a webhook of another shard's payout, an unverified one, another shard's id answered", () => {
+    const foreign = { client_ref_id: 'FLT0002F000A', ref_id: '2000000001', status: 'Success', verified: true };
+    expect(kinds(isolationViolations({ created, listed, webhooks: [...webhooks, foreign] }))).toEqual(['webhook-not-for-shard']);
+    expect(kinds(isolationViolations({ created, listed, webhooks: [{ ...webhooks[0], verified: false }, webhooks[1]] }))).toEqual(['webhook-unverified']);
+    const leak = { what: 'client_ref_id', id: 'FLT0002F000A', leaked: true, answer: 'HTTP 200 {…}' };
+    expect(kinds(isolationViolations({ created, listed, webhooks, probes: [leak] }))).toEqual(['foreign-id-visible']);
+    expect(missingWebhooks(listed.payouts, [webhooks[0]])).toEqual([listed.payouts[1]]);
+  });
+
+  test('a results document with cross-talk, an unexpected 429 or a red flow fails its invariants', () => {
+    const mode = {
+      shards: { total: 1, finished: 1, failures: [] },
+      flows: { expected: 20, total: 20, green: 20, red: [] },
+      cross_talk: { count: 0, checked_shards: 1, violations: [] },
+      http_429: { expected: 1, unexpected: 0, examples: [] },
+      webhooks: { final_payouts: 18, missing: 0, received: 22, unverified: 0 },
+      server: { processes: 1, clean_exits: 1 },
+    };
+    const failing = (m: object) =>
+      evaluateInvariants({ modes: { shared: { ...mode, ...m } } })
+        .filter((i: { passed: boolean }) => !i.passed)
+        .map((i: { name: string }) => i.name);
+    expect(failing({})).toEqual([]);
+    expect(failing({ cross_talk: { count: 1, checked_shards: 1, violations: ['shard 0: payout-not-created-by-shard: …'] } })).toEqual(['shared: 0 cross-talk']);
+    expect(failing({ cross_talk: { count: 0, checked_shards: 0, violations: [] } })).toEqual(['shared: 0 cross-talk']);
+    expect(failing({ http_429: { expected: 1, unexpected: 1, examples: ['shard 0 status GET …'] } })).toEqual(['shared: 0 unexpected 429']);
+    expect(failing({ flows: { expected: 20, total: 20, green: 19, red: [{ shard: 0, flow: 3, kind: 'x', reason: 'y' }] } })).toEqual([
+      'shared: every flow green',
+    ]);
+  });
+
+  test('V2 signatures: verified on the raw body with the secret, in time; refused otherwise', () => {
+    const body = Buffer.from('{"success":true,"data":{"transaction":{"ref_id":1000000001,"status":"Success"}}}');
+    const now = 1_800_000_000;
+    expect(verifyV2(signV2(body, 'sbx_secret_a', now), body, 'sbx_secret_a', now)).toBe(true);
+    expect(verifyV2(`${signV2(body, 'other_secret', now)},v1=${'0'.repeat(64)}`, body, 'sbx_secret_a', now)).toBe(false);
+    expect(verifyV2(signV2(body, 'sbx_secret_a', now - 301), body, 'sbx_secret_a', now)).toBe(false);
+    expect(verifyV2(signV2(body, 'sbx_secret_a', now), Buffer.concat([body, Buffer.from(' ')]), 'sbx_secret_a', now)).toBe(false);
+    expect(verifyV2(undefined, body, 'sbx_secret_a', now)).toBe(false);
+    // During a rotation's grace two v1 entries: either verifies.
+    const rotated = `${signV2(body, 'whsec_new_secret_0001', now)},v1=${signV2(body, 'sbx_secret_a', now).split('v1=')[1]}`;
+    expect(verifyV2(rotated, body, 'sbx_secret_a', now)).toBe(true);
+  });
+});
