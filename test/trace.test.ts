@@ -351,6 +351,45 @@ describe('bounds: what was cut is said', () => {
     expect(kept).toEqual([false, false, true, true, true]);
     expect(journal.exchangesOf('B', '')[0].x?.bodies_kept).toBe(true);
   });
+
+  test('a merchant gone quiet keeps nothing once the ring has pushed its entries out (the journal holds --journal-size entries, not more)', () => {
+    const journal = new Journal(50, { perEntry: 100, perMerchant: 1_000_000 });
+    const entry = (i: number, merchant: string): RecordedEntry => ({
+      request_id: `r${i}`,
+      method: 'GET',
+      path: '/x',
+      merchant_id: merchant,
+      status: 200,
+      at: 0,
+      latency_ms: 1,
+      rule: null,
+      refused_transitions: [],
+      ref_id: null,
+      error: null,
+      auth_reason: null,
+      api: 'emulated',
+      x: {
+        real_at: 0,
+        search: '',
+        req_headers: {},
+        req_body: null,
+        req_body_size: 0,
+        res_headers: {},
+        res_body: '{"ok":true}',
+        res_body_size: 11,
+        bodies_kept: true,
+      },
+    });
+    // 100 quiet merchants, 40 requests each, then one busy merchant's 10,000.
+    let i = 0;
+    for (let m = 0; m < 100; m++) for (let k = 0; k < 40; k++) journal.add(entry(i++, `Q${m}`));
+    for (let k = 0; k < 10_000; k++) {
+      journal.add(entry(i++, 'BUSY'));
+      expect(journal.heldEntries()).toBeLessThanOrEqual(50 + 65);
+    }
+    expect(journal.exchangesOf('Q0', '')).toHaveLength(0);
+    expect(journal.exchangesOf('BUSY', '')).toHaveLength(50);
+  });
 });
 
 describe('--trace-dir (in-process: traceDir)', () => {
