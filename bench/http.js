@@ -28,16 +28,27 @@ const JSON_OUT = process.argv.includes('--json') ? process.argv[process.argv.ind
 const OPS = ['status', 'balance', 'initialize'];
 const SANDBOX_ARGS = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual'];
 
-/** A stateless server (bare Express or node:http): its three URLs and requests. */
+/**
+ * The headers every server gets, the sandbox's merchant's (the same request to each server: the
+ * credentials cost the parser on all three, and only the sandbox reads them).
+ */
+const HEADERS = {
+  'x-merchant-email': 'bench@payout-sandbox.test',
+  'x-api-key': 'sbx_key_bench_00000000000000',
+  'x-api-secret': 'sbx_secret_bench_000000000000000000000',
+  'content-type': 'application/json',
+};
+
+/** A stateless server (bare Express or node:http): its three URLs and requests, with the same headers as the sandbox's. */
 async function stateless(script) {
   const child = pinned([script]);
   const [, port] = await firstLine(child, /^(\d+)\n/);
   const base = `http://127.0.0.1:${port}`;
   return {
     child,
-    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`, {}],
-    balance: [`${base}/api/v1/public/balance/check?account_no=X`, {}],
-    initialize: [`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: initializeBody('X') }],
+    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`, { headers: HEADERS }],
+    balance: [`${base}/api/v1/public/balance/check?account_no=DEMOVAN0000000000001`, { headers: HEADERS }],
+    initialize: [`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: HEADERS, body: initializeBody('DEMOVAN0000000000001') }],
   };
 }
 

@@ -568,8 +568,8 @@ function growsOf(stores) {
         with: 'a request of a merchant gone quiet',
         bytes_each: q.heap_left_beyond_merchants_per_request,
         structure:
-          "Journal.held, a merchant's entries (src/observe/journal.ts hold, pushOut): those the ring dropped, bodies too, until its own next request past 1,024 dropped",
-        bounded_by: 'about 2,000 entries a merchant × --max-merchants, not --journal-size',
+          "Journal.held, a merchant's entries kept for their bodies (src/observe/journal.ts hold, pushOut, compact): let go as the ring drops them (before 78e248e: kept until the merchant's own next request past 1,024 dropped, 1.2 KB a request)",
+        bounded_by: '--journal-size (the entries the ring holds, and at most 64 more a merchant)',
       });
     const fs = g['first-status'];
     if (fs)
