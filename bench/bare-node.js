@@ -3,38 +3,12 @@
 // request body (it is read and dropped) and no state. Not a baseline the sandbox is held to: it
 // shows the headroom between a framework's app and the bare runtime. Prints its port on stdout.
 import { createServer } from 'node:http';
+import { BALANCE as BALANCE_ANSWER, initialized, STATUS as STATUS_ANSWER } from './stub-answers.js';
 
 const json = (body) => Buffer.from(JSON.stringify(body));
-const STATUS = json({
-  success: true,
-  http_code: 200,
-  message: 'Transaction status fetched successfully',
-  data: {
-    transaction: {
-      ref_id: 1234567890,
-      client_ref_id: 'CREF000001',
-      purpose: 'VENDOR_PAYOUT',
-      amount: 100,
-      fees: 5,
-      tax: 0.9,
-      type: 'Debit',
-      status: 'Pending',
-      payment_method: '1001',
-      bank_ref_number: '',
-      bank_res_msg: '',
-      beneficiary: { id: 'ABCDEFGHIJ0123456789', name: 'Payee One', email_id: 'payee@example.com', mobile_no: '9876543210' },
-      transaction_date: '2026-01-01 09:00:00',
-      created_at: '01/01/2026 09:00:00 AM',
-    },
-  },
-});
-const BALANCE = json({ success: true, http_code: 200, message: 'Balance fetched successfully', data: { current_balance: 1000000 } });
-const INITIALIZE = json({
-  success: true,
-  http_code: 200,
-  message: 'Payout initiated successfully',
-  data: { ref_id: '1234567890', client_ref_id: 'CREF000001', status: 'Pending' },
-});
+const STATUS = json(STATUS_ANSWER);
+const BALANCE = json(BALANCE_ANSWER);
+const INITIALIZE = json(initialized('CREF000001'));
 const ROUTES = new Map([
   ['GET /api/v1/public/payment/transfer/status', STATUS],
   ['GET /api/v1/public/balance/check', BALANCE],

@@ -317,32 +317,7 @@ describe('bounds: what was cut is said', () => {
 
   test('bodies: cut to the per-entry bound, and a merchant past its byte bound loses its oldest bodies first (another merchant keeps its own)', () => {
     const journal = new Journal(100, { perEntry: 100, perMerchant: 300 });
-    const entry = (i: number, merchant: string, body: string): RecordedEntry => ({
-      request_id: `r${i}`,
-      method: 'POST',
-      path: '/x',
-      merchant_id: merchant,
-      status: 200,
-      at: 0,
-      latency_ms: 1,
-      rule: null,
-      refused_transitions: [],
-      ref_id: null,
-      error: null,
-      auth_reason: null,
-      api: 'emulated',
-      x: {
-        real_at: 0,
-        search: '',
-        req_headers: {},
-        req_body: body,
-        req_body_size: body.length,
-        res_headers: {},
-        res_body: '{}',
-        res_body_size: 2,
-        bodies_kept: true,
-      },
-    });
+    const entry = (i: number, merchant: string, body: string) => journalEntry(i, merchant, body, '{}');
     journal.add(entry(0, 'A', 'a'.repeat(500)));
     expect(journal.exchangesOf('A', '')[0].x?.req_body).toHaveLength(100);
     for (let i = 1; i <= 4; i++) journal.add(entry(i, 'A', 'b'.repeat(90)));
@@ -354,32 +329,7 @@ describe('bounds: what was cut is said', () => {
 
   test('a merchant gone quiet keeps nothing once the ring has pushed its entries out (the journal holds --journal-size entries, not more)', () => {
     const journal = new Journal(50, { perEntry: 100, perMerchant: 1_000_000 });
-    const entry = (i: number, merchant: string): RecordedEntry => ({
-      request_id: `r${i}`,
-      method: 'GET',
-      path: '/x',
-      merchant_id: merchant,
-      status: 200,
-      at: 0,
-      latency_ms: 1,
-      rule: null,
-      refused_transitions: [],
-      ref_id: null,
-      error: null,
-      auth_reason: null,
-      api: 'emulated',
-      x: {
-        real_at: 0,
-        search: '',
-        req_headers: {},
-        req_body: null,
-        req_body_size: 0,
-        res_headers: {},
-        res_body: '{"ok":true}',
-        res_body_size: 11,
-        bodies_kept: true,
-      },
-    });
+    const entry = (i: number, merchant: string) => journalEntry(i, merchant, null, '{"ok":true}');
     // 100 quiet merchants, 40 requests each, then one busy merchant's 10,000.
     let i = 0;
     for (let m = 0; m < 100; m++) for (let k = 0; k < 40; k++) journal.add(entry(i++, `Q${m}`));
@@ -443,3 +393,33 @@ describe('10,000 requests', () => {
     }
   }, 120_000);
 });
+
+/** A journal entry of the emulated API with the bodies given (as requestTracking records one). */
+function journalEntry(i: number, merchant: string, reqBody: string | null, resBody: string): RecordedEntry {
+  return {
+    request_id: `r${i}`,
+    method: 'POST',
+    path: '/x',
+    merchant_id: merchant,
+    status: 200,
+    at: 0,
+    latency_ms: 1,
+    rule: null,
+    refused_transitions: [],
+    ref_id: null,
+    error: null,
+    auth_reason: null,
+    api: 'emulated',
+    x: {
+      real_at: 0,
+      search: '',
+      req_headers: {},
+      req_body: reqBody,
+      req_body_size: reqBody?.length ?? 0,
+      res_headers: {},
+      res_body: resBody,
+      res_body_size: resBody.length,
+      bodies_kept: true,
+    },
+  };
+}
