@@ -1,0 +1,67 @@
+// A/B of built trees on the hot path by the server's CPU per 1,000 requests (issue 37): bare
+// Express and each tree's sandbox take turns, round by round, each pinned to CPU 0 with taskset,
+// autocannon from this process (50 connections, a 2 s warm-up, then AMOUNT requests, 20,000 by
+// default). Prints, per server, the rates and the CPU per 1,000 requests of each round and the
+// least of them over bare Express's least (noise on a shared machine only ever adds CPU time).
+// Run on built trees (npm run build in each):
+//   node bench/cpu-ab.js status|balance|initialize ROUNDS TREE…
+//   e.g. git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci) && node bench/cpu-ab.js status 5 /tmp/old .
+// EXTRA="--journal-size 0 --no-review" adds options to every sandbox (an ablation).
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { resolve } from 'node:path';
+import autocannon from 'autocannon';
+import { cpuSeconds, firstLine, initializeBody, merchantWithPayout } from './lib.js';
+
+const [op = 'status', rounds = '3', ...trees] = process.argv.slice(2);
+const extra = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
+const AMOUNT = Number(process.env.AMOUNT ?? 20000);
+
+async function server(tree) {
+  if (tree === 'bare') {
+    const child = spawn('taskset', ['-c', '0', process.execPath, 'bench/bare-express.js'], { cwd: resolve('.') });
+    const [, port] = await firstLine(child, /^(\d+)\n/);
+    const base = `http://127.0.0.1:${port}`;
+    const urls = {
+      status: `${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`,
+      balance: `${base}/api/v1/public/balance/check?account_no=X`,
+      initialize: `${base}/api/v2/public/payment/transfer`,
+    };
+    const opts = op === 'initialize' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: initializeBody('X') } : {};
+    return { child, url: urls[op], opts };
+  }
+  const args = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual', ...extra];
+  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: resolve(tree) });
+  const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
+  const { m, headers, first } = await merchantWithPayout(base);
+  const urls = {
+    status: `${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`,
+    balance: `${base}/api/v1/public/balance/check?account_no=${m.account_no}`,
+    initialize: `${base}/api/v2/public/payment/transfer`,
+  };
+  const opts =
+    op === 'initialize' ? { method: 'POST', headers, requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] } : { headers };
+  return { child, url: urls[op], opts };
+}
+
+const runs = {};
+for (let i = 0; i < Number(rounds); i++) {
+  for (const tree of ['bare', ...trees]) {
+    const { child, url, opts } = await server(tree);
+    await autocannon({ url, duration: 2, connections: 50, ...opts });
+    const before = cpuSeconds(child.pid);
+    const r = await autocannon({ url, amount: AMOUNT, connections: 50, ...opts });
+    const ms = (cpuSeconds(child.pid) - before) * 1000;
+    if (r.non2xx || r.errors) throw new Error(`${tree}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    (runs[tree] ??= []).push({ rps: r.requests.average, cpk: (ms / r.requests.total) * 1000 });
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+}
+const least = (tree) => Math.min(...runs[tree].map((r) => r.cpk));
+for (const [tree, rs] of Object.entries(runs)) {
+  console.log(
+    `${op} ${tree.padEnd(20)} req/s ${rs.map((r) => Math.round(r.rps)).join(' ')} | CPU ms per 1,000: ${rs.map((r) => r.cpk.toFixed(0)).join(' ')} | least ${least(tree).toFixed(0)}, ${(least(tree) / least('bare')).toFixed(2)}× bare Express`,
+  );
+}
