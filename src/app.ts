@@ -14,7 +14,7 @@ import { mountOperations } from './http/mount.js';
 import { keepRawBody, requestId, requestTracking } from './http/requests.js';
 import { sendError } from './http/respond.js';
 import { notFound } from './http/routing.js';
-import { dispatch, inSequence, pathOf } from './http/sequence.js';
+import { dispatch, inSequence } from './http/sequence.js';
 import type { SandboxOptions } from './sandbox/config.js';
 import { StoreWriteError } from './store/store.js';
 
@@ -64,7 +64,7 @@ function body(verify: typeof keepRawBody | undefined): express.RequestHandler {
     const announced = req.headers['content-length'];
     if (announced === undefined && req.headers['transfer-encoding'] === undefined) return next();
     if (Number(announced ?? 0) > BODY_LIMIT) return refuseOversized(req, res, next);
-    if (announced !== undefined && plainJson(req)) return readJson(req, res, next, verify);
+    if (announced !== undefined && plainJson(req) && !req.readableEnded) return readJson(req, res, next, verify);
     json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, (e?: unknown) => (e ? next(e) : refuseUnreadBody(req, next)))));
   };
 }
@@ -94,22 +94,31 @@ function notJson(): Error {
 function readJson(req: express.Request, res: express.Response, next: express.NextFunction, verify: typeof keepRawBody | undefined): void {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
-  // A client gone mid-body: handed on as express.json() does (nobody is left to answer).
+  // A client gone mid-body: handed on as express.json() does, before the response closes (the
+  // journal then records the 400 "request aborted" nobody is left to read).
   let ended = false;
-  req.on('error', (err) => {
-    if (!ended) next(Object.assign(err, { status: 400, type: 'request.aborted' }));
+  const aborted = () => {
+    if (!ended) next(Object.assign(new Error('request aborted'), { status: 400, type: 'request.aborted' }));
     ended = true;
-  });
+  };
+  req.once('aborted', aborted);
+  req.on('error', aborted);
   req.once('end', () => {
+    if (ended) return;
     ended = true;
     const raw = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-    verify?.(req, res, raw);
-    if (raw.length === 0) {
+    try {
+      verify?.(req, res, raw);
+    } catch (err) {
+      return next(err);
+    }
+    // As express.json() decodes it: UTF-8 without a byte-order mark (a body of only one is
+    // empty), JSON's own whitespace first.
+    const text = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.toString('utf8', 3) : raw.toString('utf8');
+    if (text.length === 0) {
       req.body = {};
       return next();
     }
-    // As express.json() decodes it: UTF-8 without a byte-order mark, JSON's own whitespace first.
-    const text = raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf ? raw.toString('utf8', 3) : raw.toString('utf8');
     const first = /^[ \t\n\r]*([^ \t\n\r])/.exec(text)?.[1];
     if (first !== '{' && first !== '[') return next(notJson());
     try {
@@ -123,7 +132,7 @@ function readJson(req: express.Request, res: express.Response, next: express.Nex
 
 /** GET or HEAD /favicon.ico: the icon, before anything else (not logged, not journaled). */
 const faviconFirst: express.RequestHandler = (req, res, next) =>
-  (req.method === 'GET' || req.method === 'HEAD') && /^\/favicon\.ico\/?$/i.test(pathOf(req.url)) ? favicon(req, res, next) : next();
+  (req.method === 'GET' || req.method === 'HEAD') && /favicon\.ico/i.test(req.url) && /^\/favicon\.ico\/?$/i.test(req.path) ? favicon(req, res, next) : next();
 
 /** The emulated API: every operation of the reference, mounted from its description on a router; each at a fixed path also by `METHOD path`. */
 function mountApi(router: express.Router, sb: Sandbox): Map<string, express.RequestHandler> {

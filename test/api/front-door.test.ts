@@ -67,9 +67,10 @@ describe('a JSON body read without express.json()', () => {
     expect(await payoutCount()).toBe(before);
   });
 
-  test('an array is read, then refused as not an object; an empty body is an empty object (the fields are missing)', async () => {
+  test('an array is read, then refused as not an object; an empty body (or one of only a byte-order mark) is an empty object (the fields are missing)', async () => {
     expect((await send('application/json', '[1]')).body.message).toBe('The request body must be a JSON object or a form.');
     expect((await send('application/json', '')).body.message).toBe('The client ref id field is required.');
+    expect((await send('application/json', Buffer.from([0xef, 0xbb, 0xbf]))).body.message).toBe('The client ref id field is required.');
   });
 
   test('the raw body, as it came, is what the trace keeps', async () => {
@@ -95,6 +96,9 @@ describe('a JSON body read without express.json()', () => {
     });
     const res = await fetch(`${base}/api/v1/public/balance/check?account_no=${DEMO.van1}`, { headers: demoHeaders });
     expect(res.status).toBe(200);
+    // The journal says what express.json() said of it: a 400, "request aborted".
+    const entries = (await request(app).get('/__sandbox/requests?limit=5')).body.requests as Array<{ method: string; status: number | null; error: { message: string } | null }>;
+    expect(entries.find((e) => e.method === 'POST')).toMatchObject({ status: 400, error: { message: 'request aborted' } });
   });
 });
 
@@ -121,10 +125,25 @@ describe('the exact-path lookup and the routes behind it answer alike', () => {
     expect(res.body).toEqual({ success: false, http_code: 401, message: 'Credentials are not valid' });
   });
 
-  test('an unknown path is a 404 and /favicon.ico the icon', async () => {
+  test('an unknown path is a 404 and /favicon.ico the icon, however its URL is written', async () => {
     expect((await request(app).get('/api/v1/public/nothing')).status).toBe(404);
-    const icon = await request(app).get('/favicon.ico');
-    expect(icon.status).toBe(200);
-    expect(icon.headers['content-type']).toMatch(/image\/svg\+xml/);
+    for (const path of ['/favicon.ico', '/FAVICON.ICO', '/favicon.ico?x=1']) {
+      const icon = await request(app).get(path);
+      expect(icon.status).toBe(200);
+      expect(icon.headers['content-type']).toMatch(/image\/svg\+xml/);
+    }
+    // The absolute form of the request target, as a proxy sends it.
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const { port } = server.address() as AddressInfo;
+    const status = await new Promise<number | undefined>((resolve) => {
+      const req = httpRequest({ host: '127.0.0.1', port, path: `http://127.0.0.1:${port}/favicon.ico` }, (res) => {
+        res.resume();
+        resolve(res.statusCode);
+      });
+      req.end();
+    });
+    await new Promise((r) => server.close(r));
+    expect(status).toBe(200);
   });
 });
