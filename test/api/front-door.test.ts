@@ -97,7 +97,11 @@ describe('a JSON body read without express.json()', () => {
     const res = await fetch(`${base}/api/v1/public/balance/check?account_no=${DEMO.van1}`, { headers: demoHeaders });
     expect(res.status).toBe(200);
     // The journal says what express.json() said of it: a 400, "request aborted".
-    const entries = (await request(app).get('/__sandbox/requests?limit=5')).body.requests as Array<{ method: string; status: number | null; error: { message: string } | null }>;
+    const entries = (await request(app).get('/__sandbox/requests?limit=5')).body.requests as Array<{
+      method: string;
+      status: number | null;
+      error: { message: string } | null;
+    }>;
     expect(entries.find((e) => e.method === 'POST')).toMatchObject({ status: 400, error: { message: 'request aborted' } });
   });
 });
