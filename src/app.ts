@@ -41,11 +41,6 @@ function refuseOversized(req: express.Request, res: express.Response, next: expr
  * control API.
  */
 function refuseUnreadBody(req: express.Request, next: express.NextFunction): void {
-  const empty = !(Number(req.headers['content-length'] ?? 0) > 0) && req.headers['transfer-encoding'] === undefined;
-  if (empty || req.body !== undefined) {
-    next();
-    return;
-  }
   const type = req.headers['content-type'];
   const sent = type ? `Content-Type ${type.split(';')[0]}` : 'no Content-Type';
   // The control API takes JSON only (http/guard.ts); the emulated API forms too.
@@ -62,10 +57,14 @@ function body(verify: typeof keepRawBody | undefined): express.RequestHandler {
   const form = express.urlencoded({ extended: true, limit: BODY_LIMIT, verify });
   return (req, res, next) => {
     const announced = req.headers['content-length'];
-    if (announced === undefined && req.headers['transfer-encoding'] === undefined) return next();
-    if (Number(announced ?? 0) > BODY_LIMIT) return refuseOversized(req, res, next);
+    const chunked = req.headers['transfer-encoding'] !== undefined;
+    if (announced === undefined && !chunked) return next();
+    const length = Number(announced ?? 0);
+    if (length > BODY_LIMIT) return refuseOversized(req, res, next);
     if (announced !== undefined && plainJson(req) && !req.readableEnded) return readJson(req, res, next, verify);
-    json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, (e?: unknown) => (e ? next(e) : refuseUnreadBody(req, next)))));
+    // A body that came (not an empty one) and that neither parser took is refused.
+    const read = () => (req.body === undefined && (length > 0 || chunked) ? refuseUnreadBody(req, next) : next());
+    json(req, res, (err?: unknown) => (err ? next(err) : form(req, res, (e?: unknown) => (e ? next(e) : read()))));
   };
 }
 

@@ -3,7 +3,7 @@ import { StringEnum } from '../contract/kit.js';
 import { inputParser } from '../contract/parse.js';
 import { RequestError } from '../errors.js';
 import { type Har, traceHar } from '../observe/har.js';
-import { lastOfTrace, narrowTrace, type Trace } from '../observe/trace.js';
+import { TRACE_LAST_MAX, type Trace, viewOfTrace } from '../observe/trace.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { traceOf } from '../sandbox/traces.js';
 import { requireMerchant } from './refusals.js';
@@ -13,7 +13,7 @@ export const TraceQuery = Type.Object(
   {
     format: Type.Optional(StringEnum(['json', 'har'] as const)),
     ref_id: Type.Optional(Type.String({ minLength: 1, 'x-message': 'must be a payout ref_id.' })),
-    last: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
+    last: Type.Optional(Type.Integer({ minimum: 1, maximum: TRACE_LAST_MAX })),
   },
   {
     additionalProperties: false,
@@ -36,11 +36,9 @@ export class TraceAdmin {
   trace(merchantId: string, query: TraceQueryInput | Record<string, unknown> = {}): Trace {
     const q = parse.traceQuery(query);
     const trace = traceOf(this.sb, requireMerchant(this.sb.repo, merchantId));
-    const page = (t: Trace) => (q.last === undefined ? t : lastOfTrace(t, q.last));
-    if (q.ref_id === undefined) return page(trace);
-    const one = narrowTrace(trace, q.ref_id);
-    if (!one) throw new RequestError(404, `Merchant ${merchantId}'s trace holds no payout ${q.ref_id}.`);
-    return page(one);
+    const view = viewOfTrace(trace, q);
+    if (!view) throw new RequestError(404, `Merchant ${merchantId}'s trace holds no payout ${q.ref_id}.`);
+    return view;
   }
 
   /** The same trace as HAR 1.2: its requests, then its webhook attempts and probe requests (marked `_webhook: true`). */

@@ -6,7 +6,7 @@ import express, { type ErrorRequestHandler, type Express, type Request, type Res
 import { dashboardFiles } from '../http/control/dashboard.js';
 import { readOnlySurfaceGuard } from '../http/guard.js';
 import { traceHar } from '../observe/har.js';
-import { lastOfTrace, narrowTrace, readTrace, type Trace, type TraceRequest } from '../observe/trace.js';
+import { readTrace, TRACE_LAST_MAX, type Trace, type TraceRequest, viewOfTrace } from '../observe/trace.js';
 import { VERSION } from '../version.js';
 import { EXIT, parseVerb } from './http.js';
 
@@ -151,12 +151,12 @@ export function viewerApp(trace: Trace, file: string, text: string | null = null
     const ref = str(req, 'ref_id');
     const format = str(req, 'format');
     // ?last=N: the newest N of each list (the dashboard's Sequence tab pages with it), as the sandbox answers it.
-    const last = /^[1-9]\d{0,5}$/.test(str(req, 'last') ?? '') ? Number(str(req, 'last')) : null;
-    if (ref === undefined && format !== 'har' && last === null && whole !== null) return res.type('json').send(whole);
-    const t = ref === undefined ? trace : narrowTrace(trace, ref);
+    const asked = str(req, 'last') ?? '';
+    const last = /^[1-9]\d*$/.test(asked) && Number(asked) <= TRACE_LAST_MAX ? Number(asked) : undefined;
+    if (ref === undefined && format !== 'har' && last === undefined && whole !== null) return res.type('json').send(whole);
+    const t = viewOfTrace(trace, { ref_id: ref, last });
     if (!t) return notFound(res, `No payout ${ref} in this trace`);
-    const page = last === null ? t : lastOfTrace(t, last);
-    return format === 'har' ? traceHar(page) : page;
+    return format === 'har' ? traceHar(t) : t;
   });
   // Nothing changes in a trace: no change stream, and every write refused.
   app.get(`${C}/events`, (_req, res) => {

@@ -13,7 +13,7 @@ import { authenticateCheckout, authenticateDashboard, checkoutAuthReason, dashbo
 import { recordFact } from './facts.js';
 import { throughFault } from './faults.js';
 import { methodNotAllowed } from './routing.js';
-import { inSequence } from './sequence.js';
+import { inSequence, routeKey } from './sequence.js';
 
 /** What an operation's handler gets: the authenticated merchant and the parsed input. */
 export interface Call<I> {
@@ -186,7 +186,7 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const finish: RequestHandler = (_req, res) => (reviewing ? ran(res, true) : run(res));
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
-    if (!op.path.includes('{')) exact.set(`${op.method.toUpperCase()} ${op.path}`, chain.length === 1 ? whole : inSequence(chain));
+    if (!op.path.includes('{')) exact.set(routeKey(op.method, op.path), chain.length === 1 ? whole : inSequence(chain));
     router
       .route(op.path.replace(/\{(\w+)\}/g, ':$1'))
       [op.method](...chain)

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Exchange, Journal, RefusalError, RefusedTransition } from '../observe/journal.js';
 import type { Clocks } from '../schedule/clocks.js';
+import { pathOf } from './sequence.js';
 
 /** Notes a refused transition on the request's journal entry (the explain of `GET /__sandbox/requests/:id`). */
 export function noteRefusal(res: Response, refusal: RefusedTransition): void {
@@ -103,7 +104,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     journal.add({
       request_id: id,
       method: req.method,
-      path: req.originalUrl.split('?')[0],
+      path: pathOf(req.originalUrl),
       merchant_id: merchantId,
       status,
       // The merchant's own time when it has a clock of its own; else the sandbox time at arrival.

@@ -26,6 +26,9 @@ export function inSequence(stages: readonly RequestHandler[]): RequestHandler {
   };
 }
 
+/** The key of an operation at a fixed path: `GET /api/v1/public/balance/check`. */
+export const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+
 /** The path of a request URL (before its query string). */
 export function pathOf(url: string): string {
   const q = url.indexOf('?');
@@ -39,7 +42,7 @@ export function pathOf(url: string): string {
  */
 export function dispatch(handlers: ReadonlyMap<string, RequestHandler>): RequestHandler {
   return (req, res, next) => {
-    const h = handlers.get(`${req.method} ${pathOf(req.url)}`);
+    const h = handlers.get(routeKey(req.method, pathOf(req.url)));
     return h === undefined ? next() : h(req, res, next);
   };
 }

@@ -493,6 +493,19 @@ export function narrowTrace(trace: Trace, refId: string): Trace | null {
   };
 }
 
+/** The most a trace page may ask for (`last`). */
+export const TRACE_LAST_MAX = 100_000;
+
+/**
+ * What a trace's reader asked for: only one payout's part (`ref_id`, null when the trace has no
+ * such payout), then only the newest `last` of each list. The sandbox's trace route and
+ * show-trace's viewer answer the same query the same way.
+ */
+export function viewOfTrace(trace: Trace, q: { ref_id?: string; last?: number }): Trace | null {
+  const t = q.ref_id === undefined ? trace : narrowTrace(trace, q.ref_id);
+  return t !== null && q.last !== undefined ? lastOfTrace(t, q.last) : t;
+}
+
 /**
  * The newest `n` of each list of a trace (requests, deliveries, clock moves, probes, each
  * account's ledger entries), with the payouts those name and the newest `n` payouts: a page the
