@@ -8,41 +8,20 @@
 //   e.g. git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci) && node bench/cpu-ab.js status 5 /tmp/old .
 // EXTRA="--journal-size 0 --no-review" adds options to every sandbox (an ablation).
 
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { resolve } from 'node:path';
 import autocannon from 'autocannon';
-import { cpuSeconds, firstLine, initializeBody, merchantWithPayout } from './lib.js';
+import { cpuSeconds, sandboxServer, statelessServer } from './lib.js';
 
 const [op = 'status', rounds = '3', ...trees] = process.argv.slice(2);
 const extra = (process.env.EXTRA ?? '').split(' ').filter(Boolean);
 const AMOUNT = Number(process.env.AMOUNT ?? 20000);
 
+/** Bare Express, or the sandbox of a tree: the URL and request of the operation measured. */
 async function server(tree) {
-  if (tree === 'bare') {
-    const child = spawn('taskset', ['-c', '0', process.execPath, 'bench/bare-express.js'], { cwd: resolve('.') });
-    const [, port] = await firstLine(child, /^(\d+)\n/);
-    const base = `http://127.0.0.1:${port}`;
-    const urls = {
-      status: `${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`,
-      balance: `${base}/api/v1/public/balance/check?account_no=X`,
-      initialize: `${base}/api/v2/public/payment/transfer`,
-    };
-    const opts = op === 'initialize' ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: initializeBody('X') } : {};
-    return { child, url: urls[op], opts };
-  }
-  const args = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual', ...extra];
-  const child = spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: resolve(tree) });
-  const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const { m, headers, first } = await merchantWithPayout(base);
-  const urls = {
-    status: `${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`,
-    balance: `${base}/api/v1/public/balance/check?account_no=${m.account_no}`,
-    initialize: `${base}/api/v2/public/payment/transfer`,
-  };
-  const opts =
-    op === 'initialize' ? { method: 'POST', headers, requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] } : { headers };
-  return { child, url: urls[op], opts };
+  const s = tree === 'bare' ? await statelessServer('bench/bare-express.js') : await sandboxServer(resolve(tree), extra);
+  const [url, opts] = s[op];
+  return { child: s.child, url, opts };
 }
 
 const runs = {};

@@ -25,11 +25,12 @@
 // own and verified, and (shared mode) other shards' ids asked with its credentials are not found.
 // Exit 1 when an invariant fails. Every server listens on 127.0.0.1; every wait is bounded.
 import { execFileSync, fork, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { BINARY, ensureBinary } from '../scripts/build-once.js';
 import {
   bannerUrl,
   cpuSeconds,
@@ -47,7 +48,6 @@ import {
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARD = join(ROOT, 'bench/fleet-shard.js');
-const BINARY = join(ROOT, `dist/payout-sandbox-${process.platform}-${process.arch}`);
 const TARGET_WALL_S = 20;
 const TARGET_P99_MS = 100;
 
@@ -97,52 +97,6 @@ function git(args) {
     return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
   } catch {
     return null;
-  }
-}
-
-// --- the standalone executable: built when missing or older than what it is made of ------------
-// (the logic of test/binary-helpers.ts, with the same lock directory so a Jest worker and this
-// script never build it at once)
-
-const INPUTS = [
-  'dist/cli.bundle.js',
-  'dist/verified-files.json',
-  'dist/ui/index.html',
-  'scripts/build-binary.js',
-  'package.json',
-  ...['fixtures', 'scenarios'].flatMap((dir) => readdirSync(join(ROOT, dir)).map((f) => `${dir}/${f}`)),
-];
-const LOCK = join(ROOT, 'dist/.build-binary.lock');
-const mtime = (file) => statSync(join(ROOT, file), { throwIfNoEntry: false })?.mtimeMs ?? Number.POSITIVE_INFINITY;
-const binaryFresh = () => {
-  const built = statSync(BINARY, { throwIfNoEntry: false })?.mtimeMs;
-  return built !== undefined && INPUTS.every((f) => mtime(f) <= built);
-};
-const sleepSync = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-
-function ensureBinary() {
-  if (mtime('dist/cli.bundle.js') === Number.POSITIVE_INFINITY)
-    throw new Error('dist/cli.bundle.js is missing: run npm run build first (npm run bench:fleet does).');
-  const deadline = Date.now() + 240_000;
-  for (;;) {
-    if (binaryFresh()) return;
-    try {
-      mkdirSync(LOCK);
-      break;
-    } catch {
-      const age = Date.now() - (statSync(LOCK, { throwIfNoEntry: false })?.mtimeMs ?? Date.now());
-      if (age > 300_000) rmdirSync(LOCK);
-      if (Date.now() > deadline) throw new Error(`another build of the executable holds ${LOCK}`);
-      sleepSync(200);
-    }
-  }
-  try {
-    if (!binaryFresh()) {
-      console.log(`building ${BINARY} (node scripts/build-binary.js)…`);
-      execFileSync(process.execPath, [join(ROOT, 'scripts/build-binary.js')], { cwd: ROOT, stdio: 'inherit', timeout: 170_000 });
-    }
-  } finally {
-    rmdirSync(LOCK);
   }
 }
 
@@ -512,7 +466,7 @@ function print(results) {
   }
 }
 
-if (MODES.includes('per-shard')) ensureBinary();
+if (MODES.includes('per-shard')) ensureBinary('inherit');
 const results = {
   benchmark: 'fleet',
   date: new Date().toISOString(),

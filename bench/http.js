@@ -19,59 +19,18 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { startSandbox } from '../dist/index.js';
-import { firstLine, hasTaskset, initializeBody, load as loadFor, machine, machineLine, merchantWithPayout, pinned, ROOT_DIR as ROOT } from './lib.js';
+import { firstLine, hasTaskset, load as loadFor, machine, machineLine, ROOT_DIR as ROOT, sandboxServer, statelessServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = 50;
 const JSON_OUT = process.argv.includes('--json') ? process.argv[process.argv.indexOf('--json') + 1] : null;
 const OPS = ['status', 'balance', 'initialize'];
-const SANDBOX_ARGS = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual'];
-
-/**
- * The headers every server gets, the sandbox's merchant's (the same request to each server: the
- * credentials cost the parser on all three, and only the sandbox reads them).
- */
-const HEADERS = {
-  'x-merchant-email': 'bench@payout-sandbox.test',
-  'x-api-key': 'sbx_key_bench_00000000000000',
-  'x-api-secret': 'sbx_secret_bench_000000000000000000000',
-  'content-type': 'application/json',
-};
-
-/** A stateless server (bare Express or node:http): its three URLs and requests, with the same headers as the sandbox's. */
-async function stateless(script) {
-  const child = pinned([script]);
-  const [, port] = await firstLine(child, /^(\d+)\n/);
-  const base = `http://127.0.0.1:${port}`;
-  return {
-    child,
-    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`, { headers: HEADERS }],
-    balance: [`${base}/api/v1/public/balance/check?account_no=DEMOVAN0000000000001`, { headers: HEADERS }],
-    initialize: [`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: HEADERS, body: initializeBody('DEMOVAN0000000000001') }],
-  };
-}
-
-/** The sandbox with a merchant and one payout: the status of that payout, its balance, new payouts. */
-async function sandbox() {
-  const child = pinned(SANDBOX_ARGS);
-  const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
-  const { m, headers, first } = await merchantWithPayout(base);
-  return {
-    child,
-    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers }],
-    balance: [`${base}/api/v1/public/balance/check?account_no=${m.account_no}`, { headers }],
-    initialize: [
-      `${base}/api/v2/public/payment/transfer`,
-      { method: 'POST', headers, requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] },
-    ],
-  };
-}
 
 const SERVERS = {
-  express: () => stateless('bench/bare-express.js'),
-  sandbox,
-  'node:http': () => stateless('bench/bare-node.js'),
+  express: () => statelessServer('bench/bare-express.js'),
+  sandbox: () => sandboxServer(),
+  'node:http': () => statelessServer('bench/bare-node.js'),
 };
 
 /** Each server in turn, ROUNDS times; per server and operation the runs of each round. */

@@ -124,3 +124,49 @@ export async function merchantWithPayout(base) {
   const first = await (await fetch(`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers, body: initializeBody(m.account_no) })).json();
   return { m, headers, first };
 }
+
+// --- the servers of the hot-path benchmarks (bench/http.js, bench/cpu-ab.js) ---------------------
+
+/**
+ * The headers every server gets, the sandbox's merchant's (the same request to each server: the
+ * credentials cost the parser on all three, and only the sandbox reads them).
+ */
+const HEADERS = {
+  'x-merchant-email': 'bench@payout-sandbox.test',
+  'x-api-key': 'sbx_key_bench_00000000000000',
+  'x-api-secret': 'sbx_secret_bench_000000000000000000000',
+  'content-type': 'application/json',
+};
+
+/** A stateless server of bench/http.js (bare Express or node:http), pinned like the others: its three URLs and requests, with the same headers as the sandbox's. */
+export async function statelessServer(script) {
+  const child = pinned([script]);
+  const [, port] = await firstLine(child, /^(\d+)\n/);
+  const base = `http://127.0.0.1:${port}`;
+  return {
+    child,
+    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=1234567890`, { headers: HEADERS }],
+    balance: [`${base}/api/v1/public/balance/check?account_no=DEMOVAN0000000000001`, { headers: HEADERS }],
+    initialize: [`${base}/api/v2/public/payment/transfer`, { method: 'POST', headers: HEADERS, body: initializeBody('DEMOVAN0000000000001') }],
+  };
+}
+
+/**
+ * The sandbox (of the checkout `tree`, as a user starts it, with `extra` options) with a merchant
+ * and one payout: the status of that payout, its balance, new payouts.
+ */
+export async function sandboxServer(tree = ROOT_DIR, extra = []) {
+  const args = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual', ...extra];
+  const child = hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: tree }) : spawn(process.execPath, args, { cwd: tree });
+  const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
+  const { m, headers, first } = await merchantWithPayout(base);
+  return {
+    child,
+    status: [`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`, { headers }],
+    balance: [`${base}/api/v1/public/balance/check?account_no=${m.account_no}`, { headers }],
+    initialize: [
+      `${base}/api/v2/public/payment/transfer`,
+      { method: 'POST', headers, requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] },
+    ],
+  };
+}

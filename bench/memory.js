@@ -34,41 +34,59 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs as parseCli } from 'node:util';
 
-/** The bounds that keep a long-running sandbox flat, where they are in src/ (read there, not measured). */
-const BOUNDS = [
-  [
-    '--journal-size',
-    '1000',
-    'src/sandbox/config.ts DEFAULTS.journalSize; src/observe/journal.ts Journal (Ring)',
-    'emulated-API requests kept, and as many control-API ones apart',
-  ],
-  ['BODY_LIMITS', '16 KiB / 2 MiB', 'src/observe/journal.ts BODY_LIMITS', 'journal bodies: per body, per merchant (oldest bodies dropped)'],
-  [
-    'journal notes',
-    '1000 / 4000',
-    'src/observe/journal.ts noteClockMove, noteStatusChange',
-    'clock advances kept (journal size), status-change times (4 × journal size)',
-  ],
-  [
-    'FACTS_PER_MERCHANT',
-    '5000',
-    'src/observe/review/facts.ts FactPages.trim',
-    'review facts per merchant (pages of 50; the oldest page goes); repeated reads counted on one fact',
-  ],
-  [
-    '--max-deliveries-per-merchant',
-    '10000',
-    'src/sandbox/config.ts; src/webhooks/delivery-index.ts retain',
-    'webhook deliveries kept per merchant (oldest delivered/failed go; pending never)',
-  ],
-  ['MAX_PROBE_RUNS', '20', 'src/webhooks/endpoints.ts', 'receiver probe runs kept per merchant'],
-  ['MAX_EVIDENCE', '20', 'src/observe/review/report.ts', 'evidence ids listed per finding (a report, not state)'],
-  ['rate-limit windows', '10000 keys, then swept', 'src/http/ratelimit.ts ClockStore.increment', 'rate-limit counters (off here: --no-rate-limits)'],
-  ['--max-records-per-merchant', '100000', 'src/sandbox/config.ts', 'payouts, beneficiaries, verifications of one merchant (each)'],
-  ['--max-records', '250000', 'src/sandbox/config.ts', 'payouts, beneficiaries, verifications in the sandbox: the stored records themselves'],
-  ['--max-merchants', '1000', 'src/sandbox/config.ts', 'merchants created through the control API'],
-  ['--max-snapshots / --max-snapshot-bytes', '50 / 256 MiB', 'src/sandbox/config.ts', 'snapshots (none taken here)'],
-];
+/**
+ * The bounds that keep a long-running sandbox flat, where they are in src/, each default read from
+ * the built sandbox (dist/) rather than copied here.
+ */
+async function bounds() {
+  const [{ DEFAULTS: d }, { BODY_LIMITS }, { FACTS_PER_MERCHANT }, { MAX_PROBE_RUNS }, { MAX_EVIDENCE }] = await Promise.all([
+    import('../dist/sandbox/config.js'),
+    import('../dist/observe/journal.js'),
+    import('../dist/observe/review/facts.js'),
+    import('../dist/webhooks/endpoints.js'),
+    import('../dist/observe/review/report.js'),
+  ]);
+  const size = (bytes) => (bytes >= 2 ** 20 ? `${bytes / 2 ** 20} MiB` : `${bytes / 1024} KiB`);
+  return [
+    [
+      '--journal-size',
+      String(d.journalSize),
+      'src/sandbox/config.ts DEFAULTS.journalSize; src/observe/journal.ts Journal (Ring)',
+      'emulated-API requests kept, and as many control-API ones apart',
+    ],
+    [
+      'BODY_LIMITS',
+      `${size(BODY_LIMITS.perEntry)} / ${size(BODY_LIMITS.perMerchant)}`,
+      'src/observe/journal.ts BODY_LIMITS',
+      'journal bodies: per body, per merchant (oldest bodies dropped)',
+    ],
+    [
+      'journal notes',
+      `${d.journalSize} / ${4 * d.journalSize}`,
+      'src/observe/journal.ts noteClockMove, noteStatusChange',
+      'clock advances kept (journal size), status-change times (4 × journal size)',
+    ],
+    [
+      'FACTS_PER_MERCHANT',
+      String(FACTS_PER_MERCHANT),
+      'src/observe/review/facts.ts FactPages.trim',
+      'review facts per merchant (pages of 50; the oldest page goes); repeated reads counted on one fact',
+    ],
+    [
+      '--max-deliveries-per-merchant',
+      String(d.maxDeliveriesPerMerchant),
+      'src/sandbox/config.ts; src/webhooks/delivery-index.ts retain',
+      'webhook deliveries kept per merchant (oldest delivered/failed go; pending never)',
+    ],
+    ['MAX_PROBE_RUNS', String(MAX_PROBE_RUNS), 'src/webhooks/endpoints.ts', 'receiver probe runs kept per merchant'],
+    ['MAX_EVIDENCE', String(MAX_EVIDENCE), 'src/observe/review/report.ts', 'evidence ids listed per finding (a report, not state)'],
+    ['rate-limit windows', '10000 keys, then swept', 'src/http/ratelimit.ts ClockStore.increment', 'rate-limit counters (off here: --no-rate-limits)'],
+    ['--max-records-per-merchant', String(d.maxRecordsPerMerchant), 'src/sandbox/config.ts', 'payouts, beneficiaries, verifications of one merchant (each)'],
+    ['--max-records', String(d.maxRecords), 'src/sandbox/config.ts', 'payouts, beneficiaries, verifications in the sandbox: the stored records themselves'],
+    ['--max-merchants', String(d.maxMerchants), 'src/sandbox/config.ts', 'merchants created through the control API'],
+    ['--max-snapshots / --max-snapshot-bytes', `${d.maxSnapshots} / ${size(d.maxSnapshotBytes)}`, 'src/sandbox/config.ts', 'snapshots (none taken here)'],
+  ];
+}
 
 async function main() {
   // Imported here, not at the top: the sandbox child preloads this file and must not load autocannon.
@@ -123,7 +141,7 @@ async function main() {
     settings: { ...opts, json: undefined, measure: 'settle; VmRSS; then a full GC in the child: RSS and heap used' },
     stores: results,
     grows: growsOf(results),
-    bounds: BOUNDS.map(([name, fallback, where, what]) => ({ name, default: fallback, where, what })),
+    bounds: (await bounds()).map(([name, fallback, where, what]) => ({ name, default: fallback, where, what })),
     elapsed_s: Math.round((performance.now() - started) / 100) / 10,
   };
   print(report);
