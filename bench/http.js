@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { startSandbox } from '../dist/index.js';
-import { firstLine, hasTaskset, load as loadFor, machine, machineLine, ROOT_DIR as ROOT, sandboxServer, statelessServer } from './lib.js';
+import { firstLine, hasTaskset, initializeBody, load as loadFor, machine, machineLine, ROOT_DIR as ROOT, sandboxServer, statelessServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
