@@ -186,7 +186,7 @@ export function mountOperations(router: Router | Express, sb: Sandbox, handlers:
     const finish: RequestHandler = (_req, res) => (reviewing ? ran(res, true) : run(res));
     // Without middleware in between, one handler does it all (one router layer less per request).
     const chain = h.before?.length ? [start, ...h.before, finish] : [whole];
-    if (!op.path.includes('{')) exact.set(routeKey(op.method, op.path), chain.length === 1 ? whole : inSequence(chain));
+    if (!op.path.includes('{')) exact.set(routeKey(op.method.toUpperCase(), op.path), chain.length === 1 ? whole : inSequence(chain));
     router
       .route(op.path.replace(/\{(\w+)\}/g, ':$1'))
       [op.method](...chain)

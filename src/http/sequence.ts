@@ -26,8 +26,8 @@ export function inSequence(stages: readonly RequestHandler[]): RequestHandler {
   };
 }
 
-/** The key of an operation at a fixed path: `GET /api/v1/public/balance/check`. */
-export const routeKey = (method: string, path: string) => `${method.toUpperCase()} ${path}`;
+/** The key of an operation at a fixed path: `GET /api/v1/public/balance/check` (the method as a request has it: upper case). */
+export const routeKey = (method: string, path: string) => `${method} ${path}`;
 
 /** The path of a request URL (before its query string). */
 export function pathOf(url: string): string {
