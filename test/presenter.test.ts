@@ -277,9 +277,13 @@ suite('presenter mode, driven in Chromium', () => {
     const page = await pageAt(`${sb.url}/__sandbox/ui?pause=0#/stories`, 1440, 900, 'dark');
     await page.getByTestId('theme').waitFor();
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
+    // The switch applies its theme as the view re-renders: waited for, not read at once.
+    const themeBecomes = (t: string) => page.waitForFunction((want) => document.documentElement.dataset.theme === want, t);
     await page.getByTestId('theme').click();
+    await themeBecomes('light');
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await page.getByTestId('theme').click();
+    await themeBecomes('dark');
     await playStory(page, sb.url, '2002.05');
     await page.screenshot({ path: join(SHOTS, 'story-dark.png'), fullPage: false });
     await page.getByTestId('theme').click();
