@@ -1,6 +1,11 @@
 // The baseline of bench/http.js: bare Express 5 answering a JSON body like the status check's,
 // with the same body parsers, on 127.0.0.1. Prints its port on stdout.
+// With --server-classes, its server makes requests and responses with Express's prototypes, as
+// the sandbox's does (dist/listen.js expressClasses; docs/performance.md): not the baseline, a
+// comparison of what that one setting buys any Express app.
+import { createServer } from 'node:http';
 import express from 'express';
+import { expressClasses } from '../dist/listen.js';
 import { BALANCE, initialized, STATUS } from './stub-answers.js';
 
 const app = express();
@@ -11,5 +16,6 @@ app.use(express.urlencoded({ extended: true, limit: '100kb' }));
 app.get('/api/v1/public/payment/transfer/status', (_req, res) => res.json(STATUS));
 app.get('/api/v1/public/balance/check', (_req, res) => res.json(BALANCE));
 app.post('/api/v2/public/payment/transfer', (req, res) => res.json(initialized(req.body.client_ref_id)));
-const server = app.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
+const server = process.argv.includes('--server-classes') ? createServer(expressClasses(app), app) : createServer(app);
+server.listen(0, '127.0.0.1', () => process.stdout.write(`${server.address().port}\n`));
 process.on('SIGTERM', () => server.close(() => process.exit(0)));

@@ -6,7 +6,8 @@
 // Run on built trees (npm run build in each):
 //   node bench/cpu-ab.js status|balance|initialize ROUNDS TREE…
 //   e.g. git worktree add /tmp/old <commit> && (cd /tmp/old && npm ci) && node bench/cpu-ab.js status 5 /tmp/old .
-// EXTRA="--journal-size 0 --no-review" adds options to every sandbox (an ablation).
+// EXTRA="--journal-size 0 --no-review" adds options to every sandbox (an ablation). A TREE of
+// `bare+classes` is bare Express with the sandbox's server setting (bench/bare-express.js --server-classes).
 
 import { once } from 'node:events';
 import { resolve } from 'node:path';
@@ -19,7 +20,12 @@ const AMOUNT = Number(process.env.AMOUNT ?? 20000);
 
 /** Bare Express, or the sandbox of a tree: the URL and request of the operation measured. */
 async function server(tree) {
-  const s = tree === 'bare' ? await statelessServer('bench/bare-express.js') : await sandboxServer(resolve(tree), extra);
+  const s =
+    tree === 'bare'
+      ? await statelessServer('bench/bare-express.js')
+      : tree === 'bare+classes'
+        ? await statelessServer('bench/bare-express.js', ['--server-classes'])
+        : await sandboxServer(resolve(tree), extra);
   const [url, opts] = s[op];
   return { child: s.child, url, opts };
 }

@@ -2,12 +2,15 @@
 // first); BENCH_SECONDS (default 5) and BENCH_ROUNDS (default 3) change its length; `--json FILE`
 // writes the figures with the machine and the commit.
 //
-// Three servers, each a separate process pinned to CPU 0 with taskset when present, driven by
+// Four servers, each a separate process pinned to CPU 0 with taskset when present, driven by
 // autocannon from this process (CPU 1), 50 connections, a 2 s warm-up, then BENCH_SECONDS:
 //  - bare Express 5 (bench/bare-express.js): the same body parsers, a JSON body like the answer's,
 //    no state: the baseline every ratio is against, measured in the same run;
 //  - the sandbox as a user starts it (`--data memory --clock manual --no-rate-limits`; the review,
 //    the journal with bodies and the default scenario on);
+//  - bare Express with the sandbox's server setting (`--server-classes`: requests and responses
+//    made with Express's prototypes, docs/performance.md): what that one setting buys any Express
+//    app, so that nobody takes it for the sandbox's own doing;
 //  - the peers' method (bench/bare-node.js): a pre-serialised body from node:http, as a stub
 //    server answers a stubbed call: the headroom a framework leaves, not a bar for the sandbox.
 // The servers take turns, round by round, so that a busy moment of the machine spreads over all
@@ -30,6 +33,7 @@ const OPS = ['status', 'balance', 'initialize'];
 const SERVERS = {
   express: () => statelessServer('bench/bare-express.js'),
   sandbox: () => sandboxServer(),
+  'express+classes': () => statelessServer('bench/bare-express.js', ['--server-classes']),
   'node:http': () => statelessServer('bench/bare-node.js'),
 };
 

@@ -138,9 +138,9 @@ const HEADERS = {
   'content-type': 'application/json',
 };
 
-/** A stateless server of bench/http.js (bare Express or node:http), pinned like the others: its three URLs and requests, with the same headers as the sandbox's. */
-export async function statelessServer(script) {
-  const child = pinned([script]);
+/** A stateless server of bench/http.js (bare Express or node:http; `args` its options), pinned like the others: its three URLs and requests, with the same headers as the sandbox's. */
+export async function statelessServer(script, args = []) {
+  const child = pinned([script, ...args]);
   const [, port] = await firstLine(child, /^(\d+)\n/);
   const base = `http://127.0.0.1:${port}`;
   return {

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, IncomingMessage, type Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import type { Express } from 'express';
@@ -13,17 +13,38 @@ export interface ServerLimits {
   requestTimeout: number;
 }
 
+/**
+ * The server's request and response classes, made with the prototypes Express gives every request
+ * and response (`app.request`, `app.response`): Express's `app.handle` switches each one's prototype
+ * to those, and a switch to the prototype an object has already changes nothing. Without it each
+ * request and response changes shape once created, and the HTTP internals that handle it see two.
+ */
+export function expressClasses(app: Express): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  const Incoming = function (this: IncomingMessage, ...args: ConstructorParameters<typeof IncomingMessage>) {
+    IncomingMessage.apply(this, args);
+  } as unknown as typeof IncomingMessage;
+  Incoming.prototype = app.request;
+  const Outgoing = function (this: ServerResponse, ...args: ConstructorParameters<typeof ServerResponse>) {
+    ServerResponse.apply(this, args);
+  } as unknown as typeof ServerResponse;
+  Outgoing.prototype = app.response;
+  return { IncomingMessage: Incoming, ServerResponse: Outgoing };
+}
+
 export function listen(app: Express, port: number, host: string, limits?: ServerLimits): Promise<Server> {
   const server = createServer(
-    limits
-      ? {
-          headersTimeout: limits.headersTimeout,
-          requestTimeout: limits.requestTimeout,
-          keepAliveTimeout: Math.min(5_000, limits.headersTimeout),
-          // How often the timeouts above are checked (Node's default is 30 s).
-          connectionsCheckingInterval: Math.min(1_000, limits.headersTimeout),
-        }
-      : {},
+    {
+      ...expressClasses(app),
+      ...(limits
+        ? {
+            headersTimeout: limits.headersTimeout,
+            requestTimeout: limits.requestTimeout,
+            keepAliveTimeout: Math.min(5_000, limits.headersTimeout),
+            // How often the timeouts above are checked (Node's default is 30 s).
+            connectionsCheckingInterval: Math.min(1_000, limits.headersTimeout),
+          }
+        : {}),
+    },
     app,
   );
   if (limits) server.maxConnections = limits.maxConnections;

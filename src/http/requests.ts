@@ -74,7 +74,7 @@ function merchantOf(res: Response): string | null {
 
 /**
  * Every request gets an id (`req.id`, answered as `X-Request-Id`). When the request is done, one
- * listener does what is switched on: the log line at `info` (`{ req: { id, method, url }, res: {
+ * function does what is switched on: the log line at `info` (`{ req: { id, method, url }, res: {
  * statusCode }, merchant, responseTime }`) and the journal entry (unless the journal is off,
  * `--journal-size 0`, or the request reads the journal). With both off, nothing but the id.
  */
@@ -131,7 +131,12 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     locals.started = performance.now();
     locals.at = clocks.sandbox.now();
     locals.journaled = journaled;
-    res.on('close', done);
     next();
+    // Answered before next() returned (a read answered from memory, a refusal): the entry is made
+    // now, without a listener on the response. Else when the connection closes: an answer that
+    // waits (a write made durable first, a held answer, a body still coming) or none at all. The
+    // log line waits for the close either way, to say whether the answer was all sent.
+    if (!logging && res.writableEnded) done.call(res);
+    else res.on('close', done);
   };
 }
