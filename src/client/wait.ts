@@ -97,7 +97,7 @@ type Seen =
   | { kind: 'healthy'; version: string; pid: number | null }
   | { kind: 'unhealthy'; error: string }
   | { kind: 'other'; status: number; type: string }
-  | { kind: 'unreachable'; reason: string }
+  | { kind: 'unreachable'; reason: string; timedOut?: true }
   | { kind: 'not-ready'; file: string }
   | { kind: 'another'; pid: number };
 
@@ -107,7 +107,7 @@ async function attempt(healthUrl: string, ms: number): Promise<Seen> {
     res = await fetch(healthUrl, { signal: AbortSignal.timeout(ms), headers: { accept: 'application/json' } });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError') return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}` };
+    if (e.name === 'TimeoutError') return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}`, timedOut: true };
     return { kind: 'unreachable', reason: `nothing answered (${e.cause?.code ?? e.cause?.message ?? e.message})` };
   }
   const type = res.headers.get('content-type') ?? 'no content type';
@@ -164,11 +164,11 @@ export async function waitHealthy(args: string[]): Promise<number> {
       process.stderr.write(`payout-sandbox wait: the sandbox (pid ${o.pid}) exited before it was healthy: its output says why.\n`);
       return 1;
     }
-    const left = deadline - Date.now();
+    const budget = Math.max(1, Math.min(ATTEMPT_MS, deadline - Date.now()));
     const written = o.readyFile === undefined ? base : readyUrl(o.readyFile, o.pid);
     const url = written === null ? null : o.url === undefined ? written : base;
     let seen: Seen =
-      url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, Math.max(1, Math.min(ATTEMPT_MS, left)));
+      url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, budget);
     // With --pid, only that process's answer counts: not another sandbox on the same port.
     if (seen.kind === 'healthy' && o.pid !== undefined && seen.pid !== null && anotherHere(seen.pid, o.pid)) seen = { kind: 'another', pid: seen.pid };
     if (seen.kind === 'healthy' && (o.pid === undefined || running(o.pid))) {
@@ -176,7 +176,9 @@ export async function waitHealthy(args: string[]): Promise<number> {
       return 0;
     }
     if (url !== null) asked = url;
-    last = seen;
+    // An attempt the deadline cut short (a few ms left on a busy machine) that got no answer in
+    // time says less than what an attempt before it saw: the reason given stays that one's.
+    if (!(seen.kind === 'unreachable' && seen.timedOut && budget < ATTEMPT_MS && last !== null)) last = seen;
     if (Date.now() + INTERVAL_MS >= deadline) break;
     await new Promise((resolve) => setTimeout(resolve, INTERVAL_MS));
   }
