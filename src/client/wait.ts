@@ -167,8 +167,7 @@ export async function waitHealthy(args: string[]): Promise<number> {
     const budget = Math.max(1, Math.min(ATTEMPT_MS, deadline - Date.now()));
     const written = o.readyFile === undefined ? base : readyUrl(o.readyFile, o.pid);
     const url = written === null ? null : o.url === undefined ? written : base;
-    let seen: Seen =
-      url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, budget);
+    let seen: Seen = url === null ? { kind: 'not-ready', file: o.readyFile as string } : await attempt(`${url}/__sandbox/health`, budget);
     // With --pid, only that process's answer counts: not another sandbox on the same port.
     if (seen.kind === 'healthy' && o.pid !== undefined && seen.pid !== null && anotherHere(seen.pid, o.pid)) seen = { kind: 'another', pid: seen.pid };
     if (seen.kind === 'healthy' && (o.pid === undefined || running(o.pid))) {
