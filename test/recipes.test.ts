@@ -194,9 +194,9 @@ if ((engine === null || engine.cmd !== 'podman' || compose === '') && !inCi) {
         mkdirSync(root);
         const env = podmanEnv(root, naive);
         // As written; only the port and the container's name made this run's own.
+        // One pass: a port that begins with 4010 is not replaced again.
         const script = block('reports-recipe')
-          .replaceAll('4010:4010', `${port}:4010`)
-          .replaceAll('127.0.0.1:4010', `127.0.0.1:${port}`)
+          .replace(/4010:4010|127\.0\.0\.1:4010\b/g, (m) => (m === '4010:4010' ? `${port}:4010` : `127.0.0.1:${port}`))
           .replace(/(--name |podman (?:stop|wait|rm) )payout-sandbox\b/g, `$1${name}`);
         const { code, out } = await run(script, root, env, 180_000);
         expect(out).toContain('suite passed');

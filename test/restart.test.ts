@@ -259,8 +259,13 @@ describe('a start that fails writes nothing it need not, and says why in one lin
     },
   );
 
-  // Permissions: as root (CI) the sandbox runs as another user, for whom they are not bypassed.
-  const asOther = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  // Permissions: as root (CI) the sandbox runs without the capabilities that bypass them (util-linux's
+  // setpriv), still root, so it reads this checkout wherever it is (a clone in a 0700 directory too).
+  const NO_BYPASS = '-dac_override,-dac_read_search';
+  const command = (args: string[]): [string, string[]] =>
+    process.getuid?.() === 0
+      ? ['setpriv', ['--bounding-set', NO_BYPASS, '--inh-caps', NO_BYPASS, process.execPath, BIN, ...args]]
+      : [process.execPath, [BIN, ...args]];
   test('a report directory or a data location without permission: exit 2 at start, naming it', async () => {
     chmodSync(dir(), 0o755);
     const locked = join(dir(), 'locked');
@@ -268,7 +273,7 @@ describe('a start that fails writes nothing it need not, and says why in one lin
     chmodSync(locked, 0o555);
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stderr: string }>((resolve) => {
-        const proc = spawn(process.execPath, [BIN, '--port', '0', '--log-level', 'silent', ...args], { ...asOther, stdio: ['ignore', 'ignore', 'pipe'] });
+        const proc = spawn(...command(['--port', '0', '--log-level', 'silent', ...args]), { stdio: ['ignore', 'ignore', 'pipe'] });
         children.add(proc);
         let stderr = '';
         proc.stderr.on('data', (d) => (stderr += d));
