@@ -56,12 +56,13 @@ export function verifySignatureV2(
 // The key of a deliberately wrong signature (chaos, the probe's forged check): never a merchant's secret.
 export const WRONG_KEY = 'payout-sandbox-wrong-signature-key';
 
-/** The most telling part of a fetch failure: the socket's code (ECONNREFUSED …), else the message. */
+/** The most telling part of a failed request: the socket's code (ECONNREFUSED, ENOTFOUND …), else the message. */
 export function describeError(err: unknown): string {
-  // Duck-typed: errors from fetch may come from another realm (e.g. a test VM), where instanceof fails.
+  // Duck-typed: errors may come from another realm (e.g. a test VM), where instanceof fails.
   if (err && typeof err === 'object') {
-    const e = err as { message?: string; cause?: { code?: string; message?: string } };
-    return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+    const e = err as { code?: unknown; message?: string; cause?: { code?: string; message?: string } };
+    const code = typeof e.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(e.code) ? e.code : undefined;
+    return e.cause?.code ?? code ?? e.cause?.message ?? e.message ?? String(err);
   }
   return String(err);
 }
