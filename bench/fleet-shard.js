@@ -734,8 +734,13 @@ process.once('disconnect', () => {
 });
 
 async function main() {
-  const result = { index: INDEX, flows: [], violations: [], missing_webhooks: [], probes: 0, server: null, error: null, timeline_ms: {} };
-  const mark = (name) => (result.timeline_ms[name] = Math.round(performance.now()));
+  const result = { index: INDEX, flows: [], violations: [], missing_webhooks: [], probes: 0, server: null, error: null, timeline_ms: {}, cpu_ms: {} };
+  // Each step: when (ms since this process started) and this process's CPU so far (ms).
+  const mark = (name) => {
+    result.timeline_ms[name] = Math.round(performance.now());
+    const cpu = process.cpuUsage();
+    result.cpu_ms[name] = Math.round((cpu.user + cpu.system) / 1000);
+  };
   mark('main');
   let own = null;
   let client = null;

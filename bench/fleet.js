@@ -324,6 +324,13 @@ async function runMode(mode) {
       note: 'busy_s: every process of the machine during the wall time (/proc/stat); ours_s: the server(s), the shards and this orchestrator; the difference is other work on the machine',
     },
     shard_cpu_s: round(sum(results.map((r) => r.cpu_s ?? 0)), 2),
+    // Where the shards' CPU went: before their first request (node's start-up, the shard's modules,
+    // its receiver listening), then the merchant and the flows with their webhooks, then the checks.
+    shard_cpu_split_s: {
+      start_up: round(sum(results.map((r) => r.cpu_ms?.main ?? 0)) / 1000, 2),
+      flows: round(sum(results.map((r) => (r.cpu_ms?.flows_and_webhooks ?? 0) - (r.cpu_ms?.main ?? 0))) / 1000, 2),
+      checks: round(sum(results.map((r) => (r.cpu_ms?.end ?? 0) - (r.cpu_ms?.flows_and_webhooks ?? 0))) / 1000, 2),
+    },
     http_429: {
       expected: sum(results.map((r) => r.http429?.expected ?? 0)),
       unexpected: sum(results.map((r) => r.http429?.unexpected ?? 0)),
@@ -432,7 +439,7 @@ function print(results) {
     );
     const s = r.server;
     L(
-      `  server CPU     ${s.cpu_s_during_run} s during the run, ${s.cpu_s_total} s in all${s.cpu_s_start_up !== undefined ? ` (start-up ${s.cpu_s_start_up} s; ${s.processes} processes)` : ''}; shard processes ${r.shard_cpu_s} s`,
+      `  server CPU     ${s.cpu_s_during_run} s during the run, ${s.cpu_s_total} s in all${s.cpu_s_start_up !== undefined ? ` (start-up ${s.cpu_s_start_up} s; ${s.processes} processes)` : ''}; shard processes ${r.shard_cpu_s} s (start-up ${r.shard_cpu_split_s.start_up}, merchant and flows ${r.shard_cpu_split_s.flows}, checks ${r.shard_cpu_split_s.checks})`,
     );
     L(
       s.processes > 1

@@ -32,6 +32,8 @@ interface ModeResult {
   webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
   server: { processes: number; clean_exits: number; cpu_s_during_run: number; peak_rss_mib: { max: number } };
   wall_ms: number;
+  shard_cpu_s: number;
+  shard_cpu_split_s: { start_up: number; flows: number; checks: number };
 }
 
 let fleet: { code: number | null; output: string; results: { modes: Record<string, ModeResult>; [k: string]: unknown } };
@@ -130,6 +132,10 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     expect(r.server.cpu_s_during_run).toBeGreaterThan(0);
     expect(r.server.peak_rss_mib.max).toBeGreaterThan(10);
     expect(r.wall_ms).toBeGreaterThan(0);
+    // The shards' CPU split into start-up, flows and checks: every part measured, together the whole (rounding aside).
+    const split = r.shard_cpu_split_s;
+    for (const part of ['start_up', 'flows', 'checks'] as const) expect({ part, measured: split[part] > 0 }).toEqual({ part, measured: true });
+    expect(Math.abs(split.start_up + split.flows + split.checks - r.shard_cpu_s)).toBeLessThan(0.05 * r.shard_cpu_s + 0.05);
   });
 
   test('the machine, the date, the commit and the command are in the results; every invariant held', () => {
