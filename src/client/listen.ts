@@ -38,7 +38,7 @@ function httpUrl(value: string): string {
   return value;
 }
 
-/** What the local receiver answered: as the sandbox records a direct attempt (the same error words). */
+/** What the local receiver answered, recorded as the sandbox records a direct attempt (the error in a word: ECONNREFUSED, a time-out …). */
 async function forward(url: string, a: Attempt): Promise<{ status: number | null; error: string | null; latency_ms: number }> {
   const started = performance.now();
   const controller = new AbortController();

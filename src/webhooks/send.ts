@@ -10,11 +10,17 @@ export interface Sent {
   latency_ms: number;
 }
 
-// One keep-alive pool per scheme for every delivery, probe and relay: a receiver's connection is
-// reused from one attempt to the next. An idle socket is closed a second before the receiver's
-// announced `Keep-Alive: timeout=` (node's agent reads it), so an attempt does not meet a socket
-// the receiver has just closed; idle sockets do not keep the process alive.
-const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new https.Agent({ keepAlive: true }) };
+// One keep-alive pool per scheme for every delivery and probe: a receiver's connection is reused
+// from one attempt to the next. An idle socket is closed after IDLE_MS, or a second before the
+// receiver's announced `Keep-Alive: timeout=` when that is sooner (node's agent reads the hint
+// only under its own `timeout`), so an attempt does not meet a socket the receiver has just
+// closed (node's HTTP server closes idle ones after 5 s); idle sockets do not keep the process
+// alive. The agent's `timeout` only ends idle sockets: an attempt's own time limit is below.
+const IDLE_MS = 4000;
+const AGENTS = {
+  'http:': new http.Agent({ keepAlive: true, timeout: IDLE_MS }),
+  'https:': new https.Agent({ keepAlive: true, timeout: IDLE_MS }),
+};
 
 /**
  * One POST of `raw` to `url` with `headers`, answered within `timeoutMs` (real time) or failed
@@ -23,7 +29,9 @@ const AGENTS = { 'http:': new http.Agent({ keepAlive: true }), 'https:': new htt
  * the receiver's body is read and dropped (within the same time, else its connection is closed).
  *
  * node:http rather than fetch: a delivery is one POST whose body is never used, and node's client
- * does that for a fraction of undici's CPU (which the fleet benchmark showed on every webhook).
+ * does that for less of the CPU than undici (which the fleet benchmark's profile showed on every
+ * webhook). Unlike fetch it would connect to any port, take port 0 for the default one and send a
+ * URL's credentials; the first two are refused here as fetch refused them, the last is too.
  */
 export function post(url: string, raw: string, headers: Record<string, string>, timeoutMs: number, controller = new AbortController()): Promise<Sent> {
   const started = performance.now();
@@ -33,13 +41,21 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     try {
       target = new URL(url);
       if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`not an http(s) URL: ${target.protocol}`);
+      // node would take port 0 for the scheme's default port, which is not the URL's.
+      if (target.port === '0') throw new Error('bad port: 0');
+      // Not sent as Basic credentials, and not repeated in the error.
+      if (target.username !== '' || target.password !== '') throw new Error('a URL with credentials (user:password@) is not sent to');
     } catch (err) {
       resolve({ status: null, error: describeError(err), latency_ms: 0 });
       return;
     }
     const { signal } = controller;
-    const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
     let settled = false;
+    const timer = setTimeout(() => {
+      const reason = new Error(`no answer within ${timeoutMs} ms`);
+      controller.abort(reason);
+      settle({ status: null, error: describeError(reason) });
+    }, timeoutMs);
     const settle = (sent: Omit<Sent, 'latency_ms'>) => {
       if (settled) return;
       settled = true;
@@ -51,13 +67,30 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     };
     if (signal.aborted) return fail(signal.reason);
     const client = target.protocol === 'https:' ? https : http;
-    const req = client.request(target, {
-      method: 'POST',
-      agent: AGENTS[target.protocol],
-      signal,
-      headers: { ...headers, 'Content-Length': String(Buffer.byteLength(raw)) },
-    });
+    let req: http.ClientRequest;
+    try {
+      req = client.request(target, {
+        method: 'POST',
+        agent: AGENTS[target.protocol],
+        signal,
+        headers: { ...headers, 'Content-Length': String(Buffer.byteLength(raw)) },
+      });
+    } catch (err) {
+      // A header node refuses (ERR_INVALID_CHAR …): an error, not a throw.
+      return fail(err);
+    }
     req.on('error', fail);
+    // A 101 with Upgrade: node hands the socket over and emits neither 'response' nor 'error'.
+    // It is an answer that is not a 2xx; the socket is not wanted.
+    req.on('upgrade', (res, socket) => {
+      clearTimeout(timer);
+      socket.destroy();
+      settle({ status: res.statusCode ?? null, error: null });
+    });
+    // Whatever else ends the request without an answer ends the attempt too.
+    req.on('close', () => {
+      if (!settled) fail(new Error('the connection was closed without an answer'));
+    });
     req.on('response', (res) => {
       settle({ status: res.statusCode ?? null, error: null });
       // The body is not wanted; drain it (so the connection can be reused) until the time is up.

@@ -111,3 +111,46 @@ test('a refused connection is named by its code; a URL that is no http(s) URL is
   expect(await post('ftp://127.0.0.1/hooks', '{}', HEADERS, 2000)).toMatchObject({ status: null, error: 'not an http(s) URL: ftp:' });
   expect((await post('not a url', '{}', HEADERS, 2000)).status).toBeNull();
 });
+
+test('a 101 switching protocols is an answer (not a 2xx), not an attempt left waiting', async () => {
+  const server = createServer();
+  server.on('upgrade', (_req, socket) => socket.end('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n'));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+    expect(await post(url, '{}', { ...HEADERS, Connection: 'Upgrade', Upgrade: 'websocket' }, 2000)).toMatchObject({ status: 101, error: null });
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+test('a receiver that announces Keep-Alive: timeout=2 gets a new connection once its idle one is closed a second before', async () => {
+  const r = await receiver((_req, _body, res) => res.writeHead(200).end('ok'));
+  r.server.keepAliveTimeout = 2000;
+  try {
+    // The first connection, closed by the sandbox's side after a second of idleness (the receiver would close it at 2 s).
+    const closed = new Promise<void>((resolve) => r.server.once('connection', (s) => s.once('close', () => resolve())));
+    expect((await post(r.url, '{}', HEADERS, 2000)).status).toBe(200);
+    await closed;
+    expect((await post(r.url, '{}', HEADERS, 2000)).status).toBe(200);
+    expect(r.connections()).toBe(2);
+  } finally {
+    await r.close();
+  }
+});
+
+test('port 0, credentials in the URL and a header node refuses are errors, nothing sent', async () => {
+  const r = await receiver((_req, _body, res) => res.writeHead(204).end());
+  try {
+    expect(await post('http://127.0.0.1:0/hooks', '{}', HEADERS, 2000)).toMatchObject({ status: null, error: 'bad port: 0' });
+    const port = (r.server.address() as AddressInfo).port;
+    const withCredentials = await post(`http://user:s3cret@127.0.0.1:${port}/hooks`, '{}', HEADERS, 2000);
+    expect(withCredentials).toMatchObject({ status: null, error: 'a URL with credentials (user:password@) is not sent to' });
+    expect(await post(r.url, '{}', { ...HEADERS, 'X-Bad': 'a\nb' }, 2000)).toMatchObject({ status: null, error: 'ERR_INVALID_CHAR' });
+    expect(r.got).toHaveLength(0);
+  } finally {
+    await r.close();
+  }
+});
