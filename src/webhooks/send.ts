@@ -26,7 +26,8 @@ const AGENTS = {
  * One POST of `raw` to `url` with `headers`, answered within `timeoutMs` (real time) or failed
  * with `no answer within … ms`. Redirects are never followed (a 3xx is the answer). `controller`
  * lets the caller abort it (a stop); its reason is then the error. The answer is the status line:
- * the receiver's body is read and dropped (within the same time, else its connection is closed).
+ * the receiver's body is read and dropped (within the same time, else its connection is closed;
+ * the caller's controller is not touched then).
  *
  * node:http rather than fetch: a delivery is one POST whose body is never used, and node's client
  * does that for less of the CPU than undici (which the fleet benchmark's profile showed on every
@@ -51,7 +52,10 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     }
     const { signal } = controller;
     let settled = false;
+    // The time is up: with no answer yet, the attempt fails (the caller's controller says why);
+    // after the answer, only the body still being read is cut off.
     const timer = setTimeout(() => {
+      if (settled) return req.destroy();
       const reason = new Error(`no answer within ${timeoutMs} ms`);
       controller.abort(reason);
       settle({ status: null, error: describeError(reason) });
