@@ -162,6 +162,31 @@ describe('the sandbox never calls itself', () => {
     await sb.admin.patchMerchant(sb.merchant.merchantId, { webhook_url: 'http://127.0.0.1:1/hooks' });
   });
 
+  test('a webhook URL that cannot be sent to (port 0, user:password@) is refused when set, its password not repeated', async () => {
+    const id = sb.merchant.merchantId;
+    for (const [url, reason] of [
+      ['http://127.0.0.1:0/hooks', /bad port: 0/],
+      ['http://hooks:s3cret-pw@127.0.0.1:3000/hooks', /credentials \(user:password@\) is not sent to/],
+      ['https://:s3cret-pw@hooks.example/x', /credentials/],
+    ] as const) {
+      const patch = await fetch(`${sb.controlUrl}/merchants/${id}`, {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ webhook_url: url }),
+      });
+      expect(patch.status).toBe(400);
+      const { error } = await patch.json();
+      expect(error).toMatch(reason);
+      expect(error).not.toContain('s3cret-pw');
+      await expect(sb.admin.createMerchant({ webhook_url: url })).rejects.toThrow(reason);
+      await expect(sb.admin.webhooks.probe(id, { url })).rejects.toThrow(reason);
+    }
+    // Nothing changed: the merchant keeps the URL it had (none), and no merchant was made.
+    expect(sb.app.sandbox.repo.merchant(id)?.webhook_url ?? null).toBeNull();
+    expect(() => resolveConfig({ webhookUrl: 'http://a:b@127.0.0.1:3000/x' })).toThrow(/--webhook-url: cannot be sent to: a URL with credentials/);
+    expect(() => resolveConfig({ webhookUrl: 'http://127.0.0.1:0/x' })).toThrow(/--webhook-url: cannot be sent to: bad port: 0/);
+  });
+
   test('and again at delivery: the attempt fails with its reason, nothing is sent, nothing is reset', async () => {
     const kept = await sb.createMerchant({ name: 'Survivor' });
     // A URL set before the sandbox knew its port (a fixture, a data file): caught at delivery.

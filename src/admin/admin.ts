@@ -16,7 +16,7 @@ import { termsInPaise } from '../sandbox/terms.js';
 import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenario.js';
 import { VERSION } from '../version.js';
 import { seenIdOf } from '../webhooks/kinds.js';
-import { targetAllowed } from '../webhooks/targets.js';
+import { targetAllowed, unsendable } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
 import { FailureAdmin } from './failure-admin.js';
 import { bodyOf, type DeliveriesQuery, parse, type RequestsQuery } from './inputs.js';
@@ -76,9 +76,11 @@ export class Admin {
     this.sb.scheduler.runDue().catch((err: unknown) => this.sb.logger.error({ err }, 'running due items failed'));
   }
 
-  /** A webhook URL must be one --webhook-allow lets deliveries go to, and not the sandbox's own address. */
+  /** A webhook URL must be one that can be sent to, one --webhook-allow lets deliveries go to, and not the sandbox's own address. */
   private async checkTarget(url: string | null | undefined): Promise<void> {
     if (!url) return;
+    const unfit = unsendable(url);
+    if (unfit !== null) throw new RequestError(400, `The webhook url is refused: ${unfit}.`);
     if (!targetAllowed(url, this.sb.config.webhookAllow)) {
       throw new RequestError(400, `The webhook url's host is not allowed (--webhook-allow ${this.sb.config.webhookAllow?.join(',')}).`);
     }

@@ -2,6 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { describeError } from './signing.js';
+import { unsendable } from './targets.js';
 
 /** What one POST came to: the receiver's status, or the error (refused, no answer in time …); how long it took. */
 export interface Sent {
@@ -32,7 +33,8 @@ const AGENTS = {
  * node:http rather than fetch: a delivery is one POST whose body is never used, and node's client
  * does that for less of the CPU than undici (which the fleet benchmark's profile showed on every
  * webhook). Unlike fetch it would connect to any port, take port 0 for the default one and send a
- * URL's credentials; the first two are refused here as fetch refused them, the last is too.
+ * URL's credentials; the first two are refused here as fetch refused them, the last is too
+ * (`unsendable`, which the places that set a URL check as well).
  */
 export function post(url: string, raw: string, headers: Record<string, string>, timeoutMs: number, controller = new AbortController()): Promise<Sent> {
   const started = performance.now();
@@ -41,11 +43,8 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     let target: URL;
     try {
       target = new URL(url);
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`not an http(s) URL: ${target.protocol}`);
-      // node would take port 0 for the scheme's default port, which is not the URL's.
-      if (target.port === '0') throw new Error('bad port: 0');
-      // Not sent as Basic credentials, and not repeated in the error.
-      if (target.username !== '' || target.password !== '') throw new Error('a URL with credentials (user:password@) is not sent to');
+      const problem = unsendable(url);
+      if (problem !== null) throw new Error(problem);
     } catch (err) {
       resolve({ status: null, error: describeError(err), latency_ms: 0 });
       return;
@@ -75,7 +74,7 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     try {
       req = client.request(target, {
         method: 'POST',
-        agent: AGENTS[target.protocol],
+        agent: target.protocol === 'https:' ? AGENTS['https:'] : AGENTS['http:'],
         signal,
         headers: { ...headers, 'Content-Length': String(Buffer.byteLength(raw)) },
       });

@@ -16,3 +16,23 @@ export function targetAllowed(url: string, allow: readonly string[] | null): boo
     return p.startsWith('*.') ? host.endsWith(p.slice(1)) && host.length > p.length - 1 : host === p;
   });
 }
+
+/**
+ * Why a webhook URL can never be sent to (null when it can): not an http(s) URL, port 0 (node
+ * would take it for the scheme's default port, which is not the URL's), or credentials
+ * (`user:password@`, which would go out as Basic authorization). Checked where a URL is set (a
+ * 400, or exit 2 for --webhook-url) and again before each attempt. The URL itself is not repeated:
+ * it may hold a password.
+ */
+export function unsendable(url: string): string | null {
+  let target: URL;
+  try {
+    target = new URL(url);
+  } catch {
+    return 'not a URL';
+  }
+  if (target.protocol !== 'http:' && target.protocol !== 'https:') return `not an http(s) URL: ${target.protocol}`;
+  if (target.port === '0') return 'bad port: 0';
+  if (target.username !== '' || target.password !== '') return 'a URL with credentials (user:password@) is not sent to';
+  return null;
+}
