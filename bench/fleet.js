@@ -55,20 +55,33 @@ const TARGET_P99_MS = 100;
 const argv = process.argv.slice(2);
 const jsonAt = argv.indexOf('--json');
 if (jsonAt !== -1 && (jsonAt === argv.length - 1 || argv[jsonAt + 1].startsWith('--'))) argv.splice(jsonAt + 1, 0, 'fleet-results.json');
-const { values: opt } = parseArgs({
-  args: argv,
-  options: {
-    shards: { type: 'string', default: '64' },
-    flows: { type: 'string', default: '20' },
-    mode: { type: 'string', default: 'both' },
-    json: { type: 'string' },
-    foreign: { type: 'string', default: '3' },
-    timeout: { type: 'string', default: '600' },
-    keep: { type: 'boolean', default: false },
-    'sandbox-arg': { type: 'string', multiple: true, default: [] },
-    'cpu-prof': { type: 'string' },
-  },
-});
+const OPTIONS = {
+  shards: { type: 'string', default: '64' },
+  flows: { type: 'string', default: '20' },
+  mode: { type: 'string', default: 'both' },
+  json: { type: 'string' },
+  foreign: { type: 'string', default: '3' },
+  timeout: { type: 'string', default: '600' },
+  keep: { type: 'boolean', default: false },
+  'sandbox-arg': { type: 'string', multiple: true, default: [] },
+  'cpu-prof': { type: 'string' },
+};
+const USAGE = `Usage: node bench/fleet.js [--shards 64] [--flows 20] [--mode shared|per-shard|both] [--json [FILE]]
+                         [--foreign 3] [--timeout 600] [--keep] [--sandbox-arg=--no-fsync …] [--cpu-prof DIR]
+N parallel CI shards (each its own process) × the fixed suite of merchant flows against one shared
+sandbox and/or one executable per shard; exit 1 when an invariant fails (docs/performance.md).`;
+if (argv.includes('--help') || argv.includes('-h')) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const { values: opt } = (() => {
+  try {
+    return parseArgs({ args: argv, options: OPTIONS });
+  } catch (err) {
+    console.error(`${err.message}\n${USAGE}`);
+    process.exit(2);
+  }
+})();
 const SHARDS = Number(opt.shards);
 const FLOWS = Number(opt.flows);
 const FOREIGN = Number(opt.foreign);

@@ -251,3 +251,27 @@ describe('the invariant checker catches what it is there to catch', () => {
     expect(verifyV2(rotated, body, 'sbx_secret_a', now)).toBe(true);
   });
 });
+
+describe('bench/fleet.js options', () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, ['bench/fleet.js', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d) => (out += d));
+      child.stderr.on('data', (d) => (err += d));
+      child.once('exit', (code) => resolve({ code, out, err }));
+    });
+
+  test('--help prints the usage and starts nothing; an unknown option exits 2 with the usage, no stack', async () => {
+    const help = await run(['--help']);
+    expect(help).toMatchObject({ code: 0, err: '' });
+    expect(help.out).toMatch(/^Usage: node bench\/fleet.js \[--shards 64\]/);
+    const bad = await run(['--shard', '4']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/^Unknown option '--shard'.*\nUsage: /s);
+    expect(bad.err).not.toMatch(/\n\s+at /);
+    const zero = await run(['--shards', '0']);
+    expect(zero).toMatchObject({ code: 2, err: '--shards must be a whole number, at least 1\n' });
+  });
+});
