@@ -132,3 +132,18 @@ test('fixtures given in-process get the same checks as a file, duplicates includ
   fx.merchants[1].accounts[0].account_no = fx.merchants[0].accounts[0].account_no;
   await expect(testApp({ fixtures: fx })).rejects.toThrow('fixtures: /merchants/1/accounts/0/account_no: must be unique');
 });
+
+test('a fixtures webhook_url that cannot be sent to (port 0, user:password@, not http) is refused at start, saying which', async () => {
+  for (const [url, reason] of [
+    ['http://127.0.0.1:0/hooks', 'bad port: 0'],
+    ['http://hooks:pw@127.0.0.1:3000/hooks', 'a URL with credentials (user:password@) is not sent to'],
+    ['ftp://127.0.0.1/hooks', 'not an http(s) URL: ftp:'],
+  ]) {
+    const fx = defaultFixtures();
+    fx.merchants[0].webhook_url = url;
+    await expect(testApp({ fixtures: fx })).rejects.toThrow(`fixtures: /merchants/0/webhook_url: cannot be sent to: ${reason}`);
+  }
+  const fine = defaultFixtures();
+  fine.merchants[0].webhook_url = 'http://127.0.0.1:3000/hooks';
+  await expect(testApp({ fixtures: fine })).resolves.toBeDefined();
+});

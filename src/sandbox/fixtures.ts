@@ -7,6 +7,7 @@ import { toPaise } from '../money.js';
 import { sliceOf } from '../store/slices.js';
 import { emptyState, type State } from '../store/state.js';
 import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, VERIFICATION_TYPES, WEBHOOK_VERSIONS } from '../vocab.js';
+import { unsendable } from '../webhooks/targets.js';
 import { type RupeeTerms, termsInPaise } from './terms.js';
 
 const AddressFixture = Type.Object(
@@ -140,6 +141,8 @@ function crossRecordProblems(f: Fixtures): string[] {
     unique('email', m.email, `${at}/email`);
     unique('api_key', m.api_key, `${at}/api_key`);
     unique('access_token', m.access_token, `${at}/access_token`);
+    const unfit = m.webhook_url ? unsendable(m.webhook_url) : null;
+    if (unfit !== null) problems.push(`${at}/webhook_url: cannot be sent to: ${unfit}`);
     for (const [j, a] of m.accounts.entries()) unique('account_no', a.account_no, `${at}/accounts/${j}/account_no`);
     for (const [j, b] of (m.beneficiaries ?? []).entries()) unique('bene_id', b.bene_id, `${at}/beneficiaries/${j}/bene_id`);
     for (const [j, t] of (m.checkout_transactions ?? []).entries()) unique('payment_id', t.payment_id, `${at}/checkout_transactions/${j}/payment_id`);
