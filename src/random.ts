@@ -42,10 +42,11 @@ export class SandboxRandom {
    * `n` upper-case letters and digits (beneficiary_id and other opaque ids): `faker.string.alphanumeric({ length: n, casing: 'upper' })`, drawn as it draws.
    * Joined rather than added up: `s +=` past 12 characters makes one V8 string object per
    * character (a chain of concatenations), and ids are kept as long as their records: a heap
-   * snapshot after 20,000 initializes held 168,000 of those, 15 % of every object the garbage
+   * snapshot after about 21,000 initializes held 168,000 of those, 15 % of every object the garbage
    * collector marks (docs/performance.md).
    */
   alphanumeric(n: number): string {
+    if (n <= 0) return '';
     const int = this.faker.number;
     const chars = new Array<string>(n);
     for (let i = 0; i < n; i++) chars[i] = UPPER_ALPHANUMERIC[int.int(MAX_35)];

@@ -255,6 +255,11 @@ describe('listen', () => {
     const unknown = await runCli(['listen', '--merchant', 'SBXNOBODY', '--forward-to', 'http://127.0.0.1:9/', '--url', sb.url]);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toMatch(/HTTP 404/);
+    // A --forward-to nothing is sent to: a usage error before anything attaches (the sandbox never sees the URL).
+    const unfit = await runCli(['listen', '--merchant', 'SBXDEMO0001', '--forward-to', 'http://u:s3cret-pw@127.0.0.1:3000/h', '--url', sb.url]);
+    expect(unfit.code).toBe(2);
+    expect(unfit.stderr).toMatch(/--forward-to.*cannot be sent to: a URL with credentials/);
+    expect(sb.admin.listen.list().listeners).toEqual([]);
   });
 });
 

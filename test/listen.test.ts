@@ -163,6 +163,15 @@ test('an unknown merchant is 404; the stream ends when the sandbox stops (it doe
   expect(unknown.status).toBe(404);
   const bad = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen?forward_to=ftp://x`, { headers: LISTENER });
   expect(bad.status).toBe(400);
+  // A forward_to that cannot be sent to: refused, the password not repeated, nothing attached.
+  for (const [url, reason] of [
+    ['http://hooks:s3cret-pw@127.0.0.1:3000/hooks', /^The forward_to URL is refused: a URL with credentials \(user:password@\) is not sent to\.$/],
+    ['http://127.0.0.1:0/hooks', /^The forward_to URL is refused: bad port: 0\.$/],
+  ] as const) {
+    const unfit = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen?forward_to=${encodeURIComponent(url)}`, { headers: LISTENER });
+    expect(unfit.status).toBe(400);
+    expect(((await unfit.json()) as { error: string }).error).toMatch(reason);
+  }
   // Without the header (what an <img> or a page's no-cors fetch sends): refused, nothing attached.
   const bare = await fetch(`${sb.controlUrl}/merchants/SBXDEMO0001/webhooks/listen`);
   expect(bare.status).toBe(400);

@@ -89,5 +89,13 @@ test('an unreachable receiver fails every check with the connection error (exit 
   expect(unknown.stderr).toMatch(/unknown option '--retries'/);
   expect((await runCli(['probe-webhook', '--secret', SECRET])).code).toBe(2);
   expect((await runCli(['probe-webhook', '--url', 'ftp://x', '--secret', SECRET])).code).toBe(2);
+  // A URL nothing is sent to: a bad option (commander quotes the argument as typed, on the user's own terminal).
+  const withPassword = await runCli(['probe-webhook', '--url', 'http://hooks:s3cret-pw@127.0.0.1:3000/h', '--secret', SECRET, '--json']);
+  expect(withPassword.code).toBe(2);
+  expect(withPassword.stderr).toMatch(/--url.*cannot be sent to: a URL with credentials \(user:password@\) is not sent to/);
+  expect(withPassword.stdout).toBe('');
+  const portZero = await runCli(['probe-webhook', '--url', 'http://127.0.0.1:0/h', '--secret', SECRET]);
+  expect(portZero.code).toBe(2);
+  expect(portZero.stderr).toMatch(/cannot be sent to: bad port: 0/);
   expect((await runCli(['probe-webhook', '--url', closed.url, '--secret', SECRET, '--version', 'v3'])).code).toBe(2);
 });

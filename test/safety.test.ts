@@ -164,15 +164,19 @@ describe('the sandbox never calls itself', () => {
 
   test('a webhook URL that cannot be sent to (port 0, user:password@) is refused when set, its password not repeated', async () => {
     const id = sb.merchant.merchantId;
+    await sb.admin.patchMerchant(id, { webhook_url: 'http://127.0.0.1:3000/kept', per_transaction_limit: 1234 });
+    const merchants = () => sb.app.sandbox.repo.allMerchants().length;
+    const before = merchants();
     for (const [url, reason] of [
       ['http://127.0.0.1:0/hooks', /bad port: 0/],
       ['http://hooks:s3cret-pw@127.0.0.1:3000/hooks', /credentials \(user:password@\) is not sent to/],
       ['https://:s3cret-pw@hooks.example/x', /credentials/],
+      ['http://hooks@127.0.0.1:3000/hooks', /credentials/],
     ] as const) {
       const patch = await fetch(`${sb.controlUrl}/merchants/${id}`, {
         method: 'PATCH',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ webhook_url: url }),
+        body: JSON.stringify({ webhook_url: url, per_transaction_limit: 99 }),
       });
       expect(patch.status).toBe(400);
       const { error } = await patch.json();
@@ -181,8 +185,9 @@ describe('the sandbox never calls itself', () => {
       await expect(sb.admin.createMerchant({ webhook_url: url })).rejects.toThrow(reason);
       await expect(sb.admin.webhooks.probe(id, { url })).rejects.toThrow(reason);
     }
-    // Nothing changed: the merchant keeps the URL it had (none), and no merchant was made.
-    expect(sb.app.sandbox.repo.merchant(id)?.webhook_url ?? null).toBeNull();
+    // Nothing changed: the merchant keeps its URL and limit, and no merchant was made.
+    expect(sb.app.sandbox.repo.merchant(id)).toMatchObject({ webhook_url: 'http://127.0.0.1:3000/kept', per_transaction_limit: 123400 });
+    expect(merchants()).toBe(before);
     expect(() => resolveConfig({ webhookUrl: 'http://a:b@127.0.0.1:3000/x' })).toThrow(/--webhook-url: cannot be sent to: a URL with credentials/);
     expect(() => resolveConfig({ webhookUrl: 'http://127.0.0.1:0/x' })).toThrow(/--webhook-url: cannot be sent to: bad port: 0/);
   });

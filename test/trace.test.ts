@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { type StartedSandbox, startSandbox } from '../src/index.js';
 import type { Har } from '../src/observe/har.js';
 import { Journal, type RecordedEntry } from '../src/observe/journal.js';
-import { narrowTrace, readTrace, TRACE_VERSION, type Trace, traceProblem } from '../src/observe/trace.js';
+import { narrowTrace, readTrace, redactUrl, TRACE_VERSION, type Trace, traceProblem } from '../src/observe/trace.js';
 import { writeTraces } from '../src/sandbox/traces.js';
 import { startReceiver } from './receiver.js';
 
@@ -244,6 +244,14 @@ describe('a reversal payout (2002.05) with webhooks to a receiver, on the manual
     expect(readTrace('{"log": {"version": "1.2"}}')).toEqual({ problem: expect.stringMatching(/^a HAR file/) });
     expect(readTrace('col1,col2\n')).toEqual({ problem: expect.stringMatching(/^not a payout-sandbox trace \(not JSON/) });
   });
+});
+
+test("a webhook URL's password (from a data file written before such URLs were refused) and its credential-like query values are redacted; its user and the rest stay", () => {
+  expect(redactUrl('http://hooks:s3cret@127.0.0.1:3000/in?token=abc&ok=1')).toBe('http://hooks:[redacted]@127.0.0.1:3000/in?token=[redacted]&ok=1');
+  expect(redactUrl('https://:s3cret@hooks.example/in')).toBe('https://:[redacted]@hooks.example/in');
+  // WHATWG URL ends the user part at the last @ before the path: all of it is the password.
+  expect(redactUrl('http://u:s3cret@part@hooks.example/in')).toBe('http://u:[redacted]@hooks.example/in');
+  for (const same of ['http://hooks@127.0.0.1:3000/in', 'http://127.0.0.1:3000/a:b@c', 'http://127.0.0.1:3000/in?x=a@b']) expect(redactUrl(same)).toBe(same);
 });
 
 describe('what show-trace reads back: every trace the sandbox writes passes the trace schema', () => {

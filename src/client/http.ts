@@ -1,4 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { unsendable } from '../webhooks/targets.js';
 
 /**
  * What every client verb shares (docs/companion.md): `--url` and `--admin-token`, one small HTTP
@@ -40,6 +41,18 @@ export function baseUrl(value: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:4010.');
   return `${url.origin}${url.pathname.replace(/\/+$/, '').replace(/\/__sandbox(\/health)?$/, '')}`;
+}
+
+/**
+ * A webhook receiver's URL given as an option (`listen --forward-to`, `probe-webhook --url`): an
+ * http or https URL that can be sent to (`unsendable`: not port 0, no user or password), else a
+ * bad option (exit 2), before anything is sent.
+ */
+export function receiverUrl(value: string): string {
+  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.');
+  const unfit = unsendable(value);
+  if (unfit !== null) throw new InvalidArgumentError(`cannot be sent to: ${unfit}.`);
+  return value;
 }
 
 /** A verb's command: its description, --url and --admin-token, help, and errors that exit 2. */

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks';
-import { InvalidArgumentError, Option } from 'commander';
+import { Option } from 'commander';
 import { LISTENER_HEADER } from '../contract/envelopes.js';
-import { clientOf, EXIT, reason, runVerb, type SandboxClient, serverSentEvents, VerbError, verbCommand } from './http.js';
+import { clientOf, EXIT, reason, receiverUrl, runVerb, type SandboxClient, serverSentEvents, VerbError, verbCommand } from './http.js';
 import { merchantOf } from './outcomes.js';
 
 /**
@@ -31,11 +31,6 @@ interface Attempt {
   headers: Record<string, string>;
   body: string;
   timeout_ms: number;
-}
-
-function httpUrl(value: string): string {
-  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.');
-  return value;
 }
 
 /** What the local receiver answered, recorded as the sandbox records a direct attempt (the error in a word: ECONNREFUSED, a time-out …). */
@@ -76,7 +71,7 @@ async function relay(client: SandboxClient, merchantId: string, url: string, a: 
 export function main(argv: string[]): Promise<never> {
   const program = verbCommand('listen', "Attaches to a running sandbox as a merchant's webhook receiver and forwards each delivery to a local URL.")
     .addOption(new Option('--merchant <id>', 'the merchant whose webhooks to receive').env('SANDBOX_MERCHANT_ID'))
-    .addOption(new Option('--forward-to <url>', 'the local receiver each delivery is posted to').argParser(httpUrl))
+    .addOption(new Option('--forward-to <url>', 'the local receiver each delivery is posted to').argParser(receiverUrl))
     .option('--print-secret', "print the merchant's webhook secret and exit")
     .option('--json', 'one JSON object a line (attached, then one per delivery)');
   return runVerb(argv, 1, program, async (o) => {

@@ -2,18 +2,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { DURATION_FORMS, parseDuration } from '../duration.js';
 import type { ProbeCheck } from '../store/state.js';
 import { type ProbeResult, probeBody, probeReceiver, syntheticPayout } from '../webhooks/probe.js';
-import { parseVerb } from './http.js';
+import { parseVerb, receiverUrl } from './http.js';
 
 /**
  * `payout-sandbox probe-webhook --url URL --secret S [--version v1|v2] [--timeout 5s] [--json]`:
  * the receiver probe on its own, with no sandbox running. Exit 0 when every check passed, 1
  * when one failed, 2 for a bad option.
  */
-
-function httpUrl(value: string): string {
-  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.');
-  return value;
-}
 
 function duration(value: string): number {
   const ms = parseDuration(value);
@@ -24,7 +19,7 @@ function duration(value: string): number {
 function program(): Command {
   return new Command('payout-sandbox probe-webhook')
     .description("Probes a webhook receiver with the sandbox's fixed battery of signed payout deliveries (no sandbox needed).")
-    .requiredOption('--url <url>', 'the receiver to probe', httpUrl)
+    .requiredOption('--url <url>', 'the receiver to probe', receiverUrl)
     .requiredOption('--secret <secret>', 'the webhook secret it verifies with (the API secret until rotated)')
     .addOption(new Option('--version <version>', 'the body: V1 { transaction } or V2 (the status-check envelope)').choices(['v1', 'v2']).default('v2'))
     .addOption(new Option('--timeout <duration>', 'how long each answer may take (the webhook timeout)').argParser(duration).default(5000, '5s'))

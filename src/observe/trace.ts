@@ -285,11 +285,16 @@ export function redact<T>(value: T, secrets: readonly string[]): T {
   return walk(value) as T;
 }
 
-/** The values of query parameters that look like credentials, redacted (a webhook URL with a token in it). */
+/**
+ * The values of query parameters that look like credentials, redacted (a webhook URL with a token
+ * in it), and a password in the URL's user part (`user:password@`: refused when a URL is set, but
+ * a data file from before may hold one).
+ */
 export function redactUrl(url: string): string {
-  const q = url.indexOf('?');
-  if (q < 0) return url;
-  return url.slice(0, q + 1) + url.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth|sig)[^=&]*)=[^&]*/gi, `$1$2=${REDACTED}`);
+  const withoutPassword = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#]*@/i, `$1:${REDACTED}@`);
+  const q = withoutPassword.indexOf('?');
+  if (q < 0) return withoutPassword;
+  return withoutPassword.slice(0, q + 1) + withoutPassword.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth|sig)[^=&]*)=[^&]*/gi, `$1$2=${REDACTED}`);
 }
 
 /** A payout as `GET /__sandbox/payouts/{ref_id}` shows it (without its deliveries), each change with its real time where known. */

@@ -43,7 +43,7 @@ export function post(url: string, raw: string, headers: Record<string, string>, 
     let target: URL;
     try {
       target = new URL(url);
-      const problem = unsendable(url);
+      const problem = unsendable(target);
       if (problem !== null) throw new Error(problem);
     } catch (err) {
       resolve({ status: null, error: describeError(err), latency_ms: 0 });

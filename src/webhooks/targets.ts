@@ -24,10 +24,10 @@ export function targetAllowed(url: string, allow: readonly string[] | null): boo
  * 400, or exit 2 for --webhook-url) and again before each attempt. The URL itself is not repeated:
  * it may hold a password.
  */
-export function unsendable(url: string): string | null {
+export function unsendable(url: string | URL): string | null {
   let target: URL;
   try {
-    target = new URL(url);
+    target = typeof url === 'string' ? new URL(url) : url;
   } catch {
     return 'not a URL';
   }
