@@ -99,7 +99,7 @@ for (const [name, v, min] of [
   }
 }
 if (!MODES.every((m) => m === 'shared' || m === 'per-shard')) {
-  console.error('--mode must be shared, per-shard or both');
+  console.error(`--mode must be shared, per-shard or both\n${USAGE}`);
   process.exit(2);
 }
 
