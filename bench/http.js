@@ -22,18 +22,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import { startSandbox } from '../dist/index.js';
-import {
-  driveFromCpu1,
-  firstLine,
-  hasTaskset,
-  initializeBody,
-  load as loadFor,
-  machine,
-  machineLine,
-  ROOT_DIR as ROOT,
-  sandboxServer,
-  statelessServer,
-} from './lib.js';
+import { firstLine, hasTaskset, initializeBody, load as loadFor, machine, machineLine, ROOT_DIR as ROOT, sandboxServer, statelessServer } from './lib.js';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -148,13 +137,10 @@ async function inProcess() {
 }
 
 const m = machine();
-// The load generator on CPU 1 for the hot path only (the start-up figures below use every core, as a user's machine would).
-const driver = driveFromCpu1();
 const figures = await hotPath();
-driver.restore();
 console.log(machineLine(m));
 console.log(
-  `autocannon, ${CONNECTIONS} connections, ${DURATION} s after a 2 s warm-up, ${ROUNDS} rounds taking turns (medians); servers pinned to CPU 0: ${hasTaskset}; load generator pinned to CPU 1: ${driver.pinned}`,
+  `autocannon, ${CONNECTIONS} connections, ${DURATION} s after a 2 s warm-up, ${ROUNDS} rounds taking turns (medians); servers pinned to CPU 0: ${hasTaskset}`,
 );
 console.log('| operation | server | req/s | p50 ms | p99 ms | CPU ms per 1,000 requests | × bare Express (req/s) |');
 console.log('|---|---|---|---|---|---|---|');
@@ -180,7 +166,6 @@ if (JSON_OUT) {
     seconds: DURATION,
     rounds: ROUNDS,
     connections: CONNECTIONS,
-    pinned: { servers_cpu0: hasTaskset, load_generator_cpu1: driver.pinned },
     figures,
     start_to_healthy_ms: Math.round(started),
     in_process: ip,

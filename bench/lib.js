@@ -17,18 +17,6 @@ export function pinned(args) {
   return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR }) : unpinned(args);
 }
 
-/**
- * This process (every thread of it) on CPU 1 when taskset is there and the machine has a second
- * core, so that the load generator and the server pinned to CPU 0 do not take turns on one core;
- * returns what puts it back on every core.
- */
-export function driveFromCpu1() {
-  const all = `0-${os.cpus().length - 1}`;
-  const set = (cpus) => spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' }).status === 0;
-  if (!hasTaskset || os.cpus().length < 2 || !set('1')) return { pinned: false, restore: () => undefined };
-  return { pinned: true, restore: () => set(all) };
-}
-
 /** `node args…` in the repository, free to use every core (V8's parallel GC threads included). */
 export function unpinned(args) {
   return spawn(process.execPath, args, { cwd: ROOT_DIR });
