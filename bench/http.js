@@ -3,7 +3,8 @@
 // writes the figures with the machine and the commit.
 //
 // Four servers, each a separate process pinned to CPU 0 with taskset when present, driven by
-// autocannon from this process (CPU 1), 50 connections, a 2 s warm-up, then BENCH_SECONDS:
+// autocannon from this process (not pinned: pinned to CPU 1 its own pauses showed as every
+// server's latency, docs/performance.md), 50 connections, a 2 s warm-up, then BENCH_SECONDS:
 //  - bare Express 5 (bench/bare-express.js): the same body parsers, a JSON body like the answer's,
 //    no state: the baseline every ratio is against, measured in the same run;
 //  - the sandbox as a user starts it (`--data memory --clock manual --no-rate-limits`; the review,
