@@ -294,7 +294,9 @@ export function redactUrl(url: string): string {
   const withoutPassword = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^/?#@:]*):[^/?#]*@/i, `$1:${REDACTED}@`);
   const q = withoutPassword.indexOf('?');
   if (q < 0) return withoutPassword;
-  return withoutPassword.slice(0, q + 1) + withoutPassword.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth|sig)[^=&]*)=[^&]*/gi, `$1$2=${REDACTED}`);
+  return (
+    withoutPassword.slice(0, q + 1) + withoutPassword.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth|sig)[^=&]*)=[^&]*/gi, `$1$2=${REDACTED}`)
+  );
 }
 
 /** A payout as `GET /__sandbox/payouts/{ref_id}` shows it (without its deliveries), each change with its real time where known. */
