@@ -16,13 +16,12 @@ import { termsInPaise } from '../sandbox/terms.js';
 import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenario.js';
 import { VERSION } from '../version.js';
 import { seenIdOf } from '../webhooks/kinds.js';
-import { targetAllowed, unsendable } from '../webhooks/targets.js';
 import { Browse } from './browse.js';
 import { FailureAdmin } from './failure-admin.js';
 import { bodyOf, type DeliveriesQuery, parse, type RequestsQuery } from './inputs.js';
 import { ListenAdmin } from './listen-admin.js';
 import { MerchantAdmin } from './merchant-admin.js';
-import { requireMerchant, requireMerchantByIdOrEmail, requirePayout, TransitionRefused } from './refusals.js';
+import { refuseUnfitTarget, requireMerchant, requireMerchantByIdOrEmail, requirePayout, TransitionRefused } from './refusals.js';
 import { Snapshots } from './snapshots.js';
 import { TraceAdmin } from './trace-admin.js';
 import * as views from './views.js';
@@ -74,18 +73,6 @@ export class Admin {
   private async commit(): Promise<void> {
     await this.sb.repo.persist();
     this.sb.scheduler.runDue().catch((err: unknown) => this.sb.logger.error({ err }, 'running due items failed'));
-  }
-
-  /** A webhook URL must be one that can be sent to, one --webhook-allow lets deliveries go to, and not the sandbox's own address. */
-  private async checkTarget(url: string | null | undefined): Promise<void> {
-    if (!url) return;
-    const unfit = unsendable(url);
-    if (unfit !== null) throw new RequestError(400, `The webhook url is refused: ${unfit}.`);
-    if (!targetAllowed(url, this.sb.config.webhookAllow)) {
-      throw new RequestError(400, `The webhook url's host is not allowed (--webhook-allow ${this.sb.config.webhookAllow?.join(',')}).`);
-    }
-    const self = await this.sb.webhooks.self.problem(url);
-    if (self !== null) throw new RequestError(400, `The webhook url is refused: ${self}.`);
   }
 
   private account(no: string) {
@@ -169,7 +156,7 @@ export class Admin {
     if (this.sb.repo.allMerchants().length - this.fixtureMerchants >= cap) {
       throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
     }
-    await this.checkTarget(body.webhook_url);
+    if (body.webhook_url) await refuseUnfitTarget(this.sb, body.webhook_url, 'webhook url');
     const { merchant, account } = createMerchant(this.sb, {
       ...termsInPaise(body),
       name: body.name,
@@ -185,7 +172,7 @@ export class Admin {
   async patchMerchant(merchant: string, patch: unknown) {
     const body = parse.patchMerchant(patch);
     const m = requireMerchantByIdOrEmail(this.sb.repo, merchant);
-    await this.checkTarget(body.webhook_url);
+    if (body.webhook_url) await refuseUnfitTarget(this.sb, body.webhook_url, 'webhook url');
     patchMerchant(this.sb, m, termsInPaise(body));
     await this.sb.repo.persist();
     return views.merchantTermsView(m);

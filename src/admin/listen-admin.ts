@@ -4,8 +4,7 @@ import { RequestError } from '../errors.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { toIso } from '../time.js';
 import type { Listener, ListenerSink } from '../webhooks/listeners.js';
-import { unsendable } from '../webhooks/targets.js';
-import { requireMerchant } from './refusals.js';
+import { refuseUnfitTarget, requireMerchant } from './refusals.js';
 
 /**
  * `payout-sandbox listen` on the sandbox's side (docs/companion.md): a listener attaches as a
@@ -68,10 +67,7 @@ export class ListenAdmin {
    */
   async attach(merchantId: string, query: unknown, sink: ListenerSink, from: string | null = null) {
     const q = parseListen.query(query ?? {});
-    const unfit = q.forward_to === undefined ? null : unsendable(q.forward_to);
-    if (unfit !== null) throw new RequestError(400, `The forward_to URL is refused: ${unfit}.`);
-    const self = q.forward_to === undefined ? null : await this.sb.webhooks.self.problem(q.forward_to);
-    if (self !== null) throw new RequestError(400, `The forward_to URL is refused: ${self}.`);
+    if (q.forward_to !== undefined) await refuseUnfitTarget(this.sb, q.forward_to, 'forward_to URL', { allowList: false });
     const m = requireMerchant(this.sb.repo, merchantId);
     const first = this.listeners.of(merchantId);
     if (first) {

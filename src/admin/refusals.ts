@@ -1,7 +1,9 @@
 import { RequestError } from '../errors.js';
 import type { RefusedTransition } from '../observe/journal.js';
+import type { SandboxCore } from '../sandbox/core.js';
 import type { Repo } from '../store/repo.js';
 import type { Merchant, Payout } from '../store/state.js';
+import { targetAllowed, unsendable } from '../webhooks/targets.js';
 
 /** The admin surface's refusals: a record not found (404, naming what was asked for), a transition refused (409). */
 
@@ -29,4 +31,19 @@ export class TransitionRefused extends RequestError {
   constructor(readonly refusal: RefusedTransition) {
     super(409, refusal.reason);
   }
+}
+
+/**
+ * A URL the sandbox is to send to (a merchant's `webhook_url`, a probe's `url`, a listener's
+ * `forward_to`), refused with 400 naming `what` and why: one that can never be sent to, a host
+ * --webhook-allow does not allow (not asked of a listener's `forward_to`, which its companion
+ * posts to on the user's side), or the sandbox's own address and port.
+ */
+export async function refuseUnfitTarget(sb: SandboxCore, url: string, what: string, { allowList = true } = {}): Promise<void> {
+  const unfit = unsendable(url);
+  if (unfit !== null) throw new RequestError(400, `The ${what} is refused: ${unfit}.`);
+  const allow = sb.config.webhookAllow;
+  if (allowList && !targetAllowed(url, allow)) throw new RequestError(400, `The ${what}'s host is not allowed (--webhook-allow ${allow?.join(',')}).`);
+  const self = await sb.webhooks.self.problem(url);
+  if (self !== null) throw new RequestError(400, `The ${what} is refused: ${self}.`);
 }

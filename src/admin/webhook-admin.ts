@@ -5,8 +5,7 @@ import type { ProbeRun } from '../store/state.js';
 import { toIso } from '../time.js';
 import { probeBody, probeReceiver, syntheticPayout } from '../webhooks/probe.js';
 import { merchantKeys } from '../webhooks/signing.js';
-import { targetAllowed, unsendable } from '../webhooks/targets.js';
-import { requireMerchant } from './refusals.js';
+import { refuseUnfitTarget, requireMerchant } from './refusals.js';
 import { MAX_GRACE_MS, parseWebhookInput } from './webhook-inputs.js';
 
 /**
@@ -82,12 +81,7 @@ export class WebhookAdmin {
     const m = requireMerchant(this.sb.repo, merchantId);
     const url = body.url ?? m.webhook_url ?? this.sb.config.webhookUrl;
     if (!url) throw new RequestError(400, `Merchant ${merchantId} has no webhook_url (nor is --webhook-url set): give the probe a url.`);
-    const unfit = unsendable(url);
-    if (unfit !== null) throw new RequestError(400, `The probe url is refused: ${unfit}.`);
-    const allow = this.sb.config.webhookAllow;
-    if (!targetAllowed(url, allow)) throw new RequestError(400, `The probe url's host is not allowed (--webhook-allow ${allow?.join(',')}).`);
-    const self = await this.sb.webhooks.self.problem(url);
-    if (self !== null) throw new RequestError(400, `The probe url is refused: ${self}.`);
+    await refuseUnfitTarget(this.sb, url, 'probe url');
     const now = this.sb.clocks.now(merchantId);
     const van = this.sb.repo.accountsOf(merchantId)[0]?.account_no ?? '';
     const result = await probeReceiver({
