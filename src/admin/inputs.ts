@@ -7,6 +7,7 @@ import { FINDINGS_PAGE } from '../observe/review/report.js';
 import { RANGES } from '../sandbox/config.js';
 import { SCENARIO_NAME_PATTERN } from '../sandbox/scenario-files.js';
 import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, WEBHOOK_VERSIONS } from '../vocab.js';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 
 /**
  * The control API's inputs, declared once: each schema validates the request body (the Admin
@@ -17,7 +18,7 @@ import { ACCOUNT_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, PAYOUT_STATUSES, 
 const input = <P extends TProperties>(properties: P, description: string): TObject<P> => Type.Object(properties, { additionalProperties: false, description });
 
 /** The same rule as the CLI's --webhook-url: http or https, absolute. */
-const WebhookUrl = Type.String({ pattern: '^https?://\\S+$', 'x-message': 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' });
+const WebhookUrl = Type.String({ pattern: HTTP_URL_PATTERN, 'x-message': HTTP_URL_MESSAGE });
 const Duration = Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}.` });
 const Amount = Type.Number({ exclusiveMinimum: 0, 'x-decimals': 2 });
 

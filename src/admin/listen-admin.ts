@@ -4,6 +4,7 @@ import { RequestError } from '../errors.js';
 import type { SandboxCore } from '../sandbox/core.js';
 import { toIso } from '../time.js';
 import type { Listener, ListenerSink } from '../webhooks/listeners.js';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 import { refuseUnfitTarget, requireMerchant } from './refusals.js';
 
 /**
@@ -17,9 +18,7 @@ const input = <P extends TProperties>(properties: P, description: string): TObje
 
 export const ListenQuery = input(
   {
-    forward_to: Type.Optional(
-      Type.String({ pattern: '^https?://\\S+$', maxLength: 2000, 'x-message': 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' }),
-    ),
+    forward_to: Type.Optional(Type.String({ pattern: HTTP_URL_PATTERN, maxLength: 2000, 'x-message': HTTP_URL_MESSAGE })),
   },
   'The local URL the listener forwards to (shown in the listener list and recorded on each attempt it relays).',
 );

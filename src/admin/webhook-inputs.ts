@@ -2,6 +2,7 @@ import { type Static, type TObject, type TProperties, Type } from '@sinclair/typ
 import { inputParser } from '../contract/parse.js';
 import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
 import { MIN_SECRET_LENGTH } from '../sandbox/config.js';
+import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 
 /**
  * The inputs of the webhook endpoint's control routes (secret rotation, probe, replay), in the
@@ -31,7 +32,7 @@ export type RotateSecretInput = Static<typeof RotateSecretBody>;
 
 export const ProbeBody = input(
   {
-    url: Type.Optional(Type.String({ pattern: '^https?://\\S+$', 'x-message': 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.' })),
+    url: Type.Optional(Type.String({ pattern: HTTP_URL_PATTERN, 'x-message': HTTP_URL_MESSAGE })),
   },
   "Where to send the probe's deliveries (default: the merchant's webhook_url).",
 );

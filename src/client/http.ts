@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { unsendable } from '../webhooks/targets.js';
+import { HTTP_URL_MESSAGE, isHttpUrl, unsendable } from '../webhooks/targets.js';
 
 /**
  * What every client verb shares (docs/companion.md): `--url` and `--admin-token`, one small HTTP
@@ -49,7 +49,7 @@ export function baseUrl(value: string): string {
  * bad option (exit 2), before anything is sent.
  */
 export function receiverUrl(value: string): string {
-  if (!/^https?:\/\/\S+$/.test(value)) throw new InvalidArgumentError('must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.');
+  if (!isHttpUrl(value)) throw new InvalidArgumentError(HTTP_URL_MESSAGE);
   const unfit = unsendable(value);
   if (unfit !== null) throw new InvalidArgumentError(`cannot be sent to: ${unfit}.`);
   return value;

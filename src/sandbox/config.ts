@@ -5,7 +5,7 @@ import { DEFAULT_SCENARIO } from '../scenario/scenario.js';
 import type { ScenarioFile } from '../scenario/schema.js';
 import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
-import { unsendable } from '../webhooks/targets.js';
+import { isHttpUrl, unsendable } from '../webhooks/targets.js';
 import type { Fixtures } from './fixtures.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
@@ -232,7 +232,7 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   }
   if (!LOG_LEVELS.includes(c.logLevel)) fail('log-level', `must be one of ${LOG_LEVELS.join(', ')}`);
   if (c.webhookUrl !== null) {
-    if (!/^https?:\/\/\S+$/.test(c.webhookUrl)) fail('webhook-url', 'must be an http or https URL');
+    if (!isHttpUrl(c.webhookUrl)) fail('webhook-url', 'must be an http or https URL');
     const unfit = unsendable(c.webhookUrl);
     if (unfit !== null) fail('webhook-url', `cannot be sent to: ${unfit}`);
   }

@@ -1,4 +1,14 @@
 /**
+ * The form of every webhook URL a user gives (a merchant's `webhook_url`, `--webhook-url`, a
+ * probe's `url`, a listener's `forward_to`, `probe-webhook --url`): http:// or https://, then no
+ * white space; and what a refusal of that form says.
+ */
+export const HTTP_URL_PATTERN = '^https?://\\S+$';
+export const HTTP_URL_MESSAGE = 'must be an http or https URL, e.g. http://127.0.0.1:3000/hooks.';
+const HTTP_URL = new RegExp(HTTP_URL_PATTERN);
+export const isHttpUrl = (url: string): boolean => HTTP_URL.test(url);
+
+/**
  * Whether a webhook URL's host may be sent to: any when `allow` is null, else a host named in it
  * exactly, or under a `*.suffix` pattern (`*.internal.example` allows `a.internal.example`, not
  * `internal.example`). Host names compare without regard to case; IPv6 hosts without brackets.
