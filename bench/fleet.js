@@ -23,6 +23,8 @@
 // finished its flows: each merchant's payouts, beneficiaries, verifications and deliveries as the
 // control API lists them are exactly what its shard made, every webhook its receiver got is its
 // own and verified, and (shared mode) other shards' ids asked with its credentials are not found.
+// The shards are the instrument and share the machine's cores with what they measure: they run
+// without NODE_EXTRA_CA_CERTS (see fleet-lib.js).
 // Exit 1 when an invariant fails. Every server listens on 127.0.0.1; every wait is bounded.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -42,6 +44,7 @@ import {
   memoryKiB,
   sandboxEnv,
   settled,
+  shardEnv,
   stopChild,
   summarizeLatencies,
 } from './fleet-lib.js';
@@ -196,7 +199,7 @@ async function runMode(mode) {
   for (let i = 0; i < SHARDS; i++) {
     const args = ['--index', String(i), '--mode', mode, '--base', server?.base ?? '', '--binary', BINARY, '--dir', dir, '--flows', String(FLOWS)];
     for (const a of opt['sandbox-arg']) args.push(`--sandbox-arg=${a}`);
-    const child = fork(SHARD, args, { cwd: ROOT, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(SHARD, args, { cwd: ROOT, env: shardEnv(), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     live.add(child);
     child.once('exit', () => live.delete(child));
     const s = { index: i, spawnedAt: performance.now(), child, flowsDone: false, exited: false, sample: null, result: null, exitCode: null, output: '' };

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 // @ts-expect-error: a benchmark module, plain JavaScript with no types.
-import { evaluateInvariants, FLOW_KINDS, isolationViolations, missingWebhooks, signV2, verifyV2 } from '../bench/fleet-lib.js';
+import { evaluateInvariants, FLOW_KINDS, isolationViolations, missingWebhooks, sandboxEnv, shardEnv, signV2, verifyV2 } from '../bench/fleet-lib.js';
 import { ensureBinary } from './binary-helpers.js';
 
 /**
@@ -249,6 +249,18 @@ describe('the invariant checker catches what it is there to catch', () => {
     // During a rotation's grace two v1 entries: either verifies.
     const rotated = `${signV2(body, 'whsec_new_secret_0001', now)},v1=${signV2(body, 'sbx_secret_a', now).split('v1=')[1]}`;
     expect(verifyV2(rotated, body, 'sbx_secret_a', now)).toBe(true);
+  });
+});
+
+describe('the environments: a shard without the CA bundle, its sandbox with it as given', () => {
+  test('NODE_EXTRA_CA_CERTS is kept aside for the shard and given back to the sandbox; SANDBOX_* never reach a sandbox', () => {
+    const given = { PATH: '/bin', NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca.crt', SANDBOX_PORT: '9' };
+    const shard = shardEnv(given);
+    expect(shard.NODE_EXTRA_CA_CERTS).toBeUndefined();
+    expect(shard.PATH).toBe('/bin');
+    expect(sandboxEnv(shard)).toEqual({ PATH: '/bin', NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca.crt' });
+    expect(sandboxEnv(given)).toEqual({ PATH: '/bin', NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca.crt' });
+    expect(sandboxEnv(shardEnv({ PATH: '/bin' }))).toEqual({ PATH: '/bin' });
   });
 });
 
