@@ -321,3 +321,57 @@ export function machineBusySeconds() {
     return null;
   }
 }
+
+// --- the shards' wire: one HTTP/1.1 response read off a kept-alive connection -------------------
+
+/**
+ * Parses the response at the start of `buf` (a Buffer): null while it is not whole yet;
+ * `{ status, headers, body, close, used }` when it is (`used`: its length in bytes; `close`: the
+ * server will close the connection). The body is framed by Content-Length or chunked transfer
+ * coding; with neither, it runs to the connection's end (`eof`). Header names are lower case; a
+ * repeated header is joined with ", " as node:http does. Throws on what is not an HTTP response.
+ */
+export function parseResponse(buf, eof = false) {
+  const end = buf.indexOf('\r\n\r\n');
+  if (end === -1) return null;
+  const lines = buf.toString('latin1', 0, end).split('\r\n');
+  const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
+  if (!m) throw new Error(`not an HTTP response: ${JSON.stringify(lines[0].slice(0, 40))}`);
+  const status = Number(m[1]);
+  const headers = {};
+  for (const line of lines.slice(1)) {
+    const c = line.indexOf(':');
+    if (c <= 0) throw new Error(`not a header line: ${JSON.stringify(line.slice(0, 40))}`);
+    const k = line.slice(0, c).trim().toLowerCase();
+    const v = line.slice(c + 1).trim();
+    headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
+  }
+  const start = end + 4;
+  const close = /\bclose\b/i.test(headers.connection ?? '') || (lines[0].startsWith('HTTP/1.0') && !/\bkeep-alive\b/i.test(headers.connection ?? ''));
+  const answer = (body, used) => ({ status, headers, body, close, used });
+  if (status === 204 || status === 304 || status < 200) return answer(buf.subarray(start, start), start);
+  if (/\bchunked\b/i.test(headers['transfer-encoding'] ?? '')) {
+    const parts = [];
+    let at = start;
+    for (;;) {
+      const nl = buf.indexOf('\r\n', at);
+      if (nl === -1) return null;
+      const size = Number.parseInt(buf.toString('latin1', at, nl), 16);
+      if (!(size >= 0)) throw new Error(`not a chunk size: ${JSON.stringify(buf.toString('latin1', at, Math.min(nl, at + 20)))}`);
+      if (size === 0) {
+        // The last chunk, then trailer lines (if any) and an empty line.
+        const tail = buf.indexOf('\r\n', nl + 2) === nl + 2 ? nl + 2 : buf.indexOf('\r\n\r\n', nl + 2) + 2;
+        return tail < nl + 2 ? null : answer(Buffer.concat(parts), tail + 2);
+      }
+      if (buf.length < nl + 2 + size + 2) return null;
+      parts.push(buf.subarray(nl + 2, nl + 2 + size));
+      at = nl + 2 + size + 2;
+    }
+  }
+  if (headers['content-length'] !== undefined) {
+    const n = Number(headers['content-length']);
+    if (!Number.isInteger(n) || n < 0) throw new Error(`not a Content-Length: ${JSON.stringify(headers['content-length'])}`);
+    return buf.length < start + n ? null : answer(buf.subarray(start, start + n), start + n);
+  }
+  return eof ? { ...answer(buf.subarray(start), buf.length), close: true } : null;
+}

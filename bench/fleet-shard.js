@@ -10,14 +10,28 @@
 // balance more than 10 times, in a minute of the merchant's clock, advancing that clock to the
 // next window rather than asking again (the reference's limits are on). In --mode per-shard it
 // starts its own standalone executable and stops it at the end, reporting its CPU and memory.
-// Plain node:http with a keep-alive agent; nothing of the sandbox is imported.
+// It speaks HTTP/1.1 over node:net itself (see Client), its receiver is a node:http server, and
+// nothing of the sandbox is imported.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
+import net from 'node:net';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { bannerUrl, cpuSeconds, FINAL, FLOW_KINDS, isolationViolations, memoryKiB, missingWebhooks, sandboxEnv, stopChild, verifyV2 } from './fleet-lib.js';
+import {
+  bannerUrl,
+  cpuSeconds,
+  FINAL,
+  FLOW_KINDS,
+  isolationViolations,
+  memoryKiB,
+  missingWebhooks,
+  parseResponse,
+  sandboxEnv,
+  stopChild,
+  verifyV2,
+} from './fleet-lib.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -40,70 +54,132 @@ const REQUEST_TIMEOUT_MS = 30_000;
 
 const send = (msg) => new Promise((resolve) => process.send(msg, resolve));
 
-// --- the HTTP client: one keep-alive agent, every request timed by operation -----------------
+// --- the HTTP client: HTTP/1.1 over node:net, kept alive, every request timed by operation ----
+// A shard is the instrument, and it shares the machine's two cores with the sandbox it measures:
+// node:http's client costs about a millisecond of (mostly cold) JavaScript a request, more than
+// the sandbox spends answering it. Like autocannon, the shard writes its requests and reads the
+// answers itself: a request line and headers, a Content-Length or chunked body, keep-alive.
 
 class Client {
   constructor(base) {
     const u = new URL(base);
     this.host = u.hostname;
     this.port = Number(u.port);
-    this.agent = new http.Agent({ keepAlive: true, maxSockets: 8 });
+    this.hostHeader = u.host;
+    this.maxSockets = 8;
+    this.sockets = new Set();
+    this.idle = [];
+    this.queue = [];
     this.samples = {};
     this.http429 = { expected: 0, unexpected: 0, examples: [] };
     this.requests = 0;
   }
 
-  /** Resolves `{ status, headers, json, text, error, ms }`; `status` 0 when no answer came (`error` says why). */
-  request(op, method, path, { headers = {}, body, expect429 = false, retried = false } = {}) {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const h = { ...headers };
-    if (payload !== undefined) {
-      h['content-type'] = 'application/json';
-      h['content-length'] = Buffer.byteLength(payload);
-    }
-    return new Promise((resolve) => {
-      const started = performance.now();
-      let settled = false;
-      const finish = (r) => {
-        if (settled) return;
-        settled = true;
-        const ms = performance.now() - started;
-        this.requests += 1;
-        (this.samples[op] ??= []).push(Math.round(ms * 100) / 100);
-        if (r.status === 429) {
-          if (expect429) this.http429.expected += 1;
-          else {
-            this.http429.unexpected += 1;
-            if (this.http429.examples.length < 5) this.http429.examples.push(`shard ${INDEX} ${op} ${method} ${path}`);
-          }
-        }
-        resolve({ ...r, ms });
-      };
-      const req = http.request({ host: this.host, port: this.port, method, path, headers: h, agent: this.agent }, (res) => {
-        const chunks = [];
-        res.on('data', (c) => chunks.push(c));
-        res.on('error', (err) => finish({ status: 0, error: err.code ?? err.message }));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let json = null;
-          try {
-            json = JSON.parse(text);
-          } catch {}
-          finish({ status: res.statusCode, headers: res.headers, json, text });
-        });
-      });
-      req.setTimeout(REQUEST_TIMEOUT_MS, () => req.destroy(new Error('timeout')));
-      req.on('error', (err) => {
-        // A keep-alive socket the server closed while idle: a GET is safe to send once more.
-        if (!settled && req.reusedSocket && err.code === 'ECONNRESET' && method === 'GET' && !retried) {
-          settled = true;
-          resolve(this.request(op, method, path, { headers, body, expect429, retried: true }));
-          return;
-        }
-        finish({ status: 0, error: err.code ?? err.message });
-      });
-      req.end(payload);
+  /** A kept-alive connection (`reused`), a new one, or (at maxSockets) the next one released. */
+  connection() {
+    const s = this.idle.pop();
+    if (s) return Promise.resolve({ s, reused: true });
+    if (this.sockets.size < this.maxSockets) return Promise.resolve({ s: this.connect(), reused: false });
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  connect() {
+    const s = net.connect(this.port, this.host);
+    s.setNoDelay(true);
+    this.sockets.add(s);
+    s.on('error', () => {}); // reported by the exchange under way, if any; an idle one just closes
+    s.once('close', () => {
+      this.sockets.delete(s);
+      const i = this.idle.indexOf(s);
+      if (i !== -1) this.idle.splice(i, 1);
+      if (this.queue.length > 0 && this.sockets.size < this.maxSockets) this.queue.shift()({ s: this.connect(), reused: false });
     });
+    return s;
+  }
+
+  release(s, close) {
+    if (close || s.destroyed) {
+      s.destroy();
+      return;
+    }
+    if (this.queue.length > 0) this.queue.shift()({ s, reused: true });
+    else this.idle.push(s);
+  }
+
+  /** Writes one request on `s` and reads its answer: `{ status, headers, body }`, or `{ error, empty }` when none came. */
+  exchange(s, data) {
+    return new Promise((resolve) => {
+      let buf = null;
+      const done = (r) => {
+        clearTimeout(timer);
+        s.off('data', onData);
+        s.off('end', onEnd);
+        s.off('close', onEnd);
+        s.off('error', onError);
+        resolve(r);
+      };
+      const parsed = (eof) => {
+        try {
+          const r = parseResponse(buf, eof);
+          if (r && r.used !== buf.length) r.close = true; // more than one answer: not ours to read on
+          return r;
+        } catch (err) {
+          return { error: err.message, empty: false, close: true };
+        }
+      };
+      const onData = (d) => {
+        buf = buf === null ? d : Buffer.concat([buf, d]);
+        const r = parsed(false);
+        if (r) done(r);
+      };
+      const onEnd = () => done((buf && parsed(true)) || { error: 'ECONNRESET', empty: buf === null, close: true });
+      const onError = (err) => done({ error: err.code ?? err.message, empty: buf === null, close: true });
+      const timer = setTimeout(() => done({ error: 'timeout', empty: buf === null, close: true }), REQUEST_TIMEOUT_MS);
+      s.on('data', onData);
+      s.once('end', onEnd);
+      s.once('close', onEnd);
+      s.on('error', onError);
+      s.write(data);
+    });
+  }
+
+  /** Resolves `{ status, headers, json, text, error, ms }`; `status` 0 when no answer came (`error` says why). */
+  async request(op, method, path, { headers = {}, body, expect429 = false, retried = false } = {}) {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    let head = `${method} ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\n`;
+    for (const [k, v] of Object.entries(headers)) {
+      if (/[\r\n]/.test(`${k}${v}`)) throw new Error(`header ${k}: a line break`);
+      head += `${k}: ${v}\r\n`;
+    }
+    if (payload !== undefined) head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n`;
+    head += '\r\n';
+    const started = performance.now();
+    const { s, reused } = await this.connection();
+    const r = await this.exchange(s, payload === undefined ? head : head + payload);
+    this.release(s, r.close);
+    // A keep-alive connection the server closed while idle: a GET is safe to send once more.
+    if (r.error && r.empty && reused && method === 'GET' && !retried) return this.request(op, method, path, { headers, body, expect429, retried: true });
+    const ms = performance.now() - started;
+    this.requests += 1;
+    (this.samples[op] ??= []).push(Math.round(ms * 100) / 100);
+    if (r.error) return { status: 0, error: r.error, ms };
+    if (r.status === 429) {
+      if (expect429) this.http429.expected += 1;
+      else {
+        this.http429.unexpected += 1;
+        if (this.http429.examples.length < 5) this.http429.examples.push(`shard ${INDEX} ${op} ${method} ${path}`);
+      }
+    }
+    const text = r.body.toString('utf8');
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {}
+    return { status: r.status, headers: r.headers, json, text, ms };
+  }
+
+  destroy() {
+    for (const s of this.sockets) s.destroy();
   }
 }
 
@@ -886,7 +962,7 @@ async function main() {
     await stopChild(ownChild, 5_000);
     await send({ type: 'server-stopped', pid: ownChild.pid });
   }
-  client?.agent.destroy();
+  client?.destroy();
   receiver.server.close();
   receiver.server.closeAllConnections();
   mark('end');

@@ -23,8 +23,8 @@
 // finished its flows: each merchant's payouts, beneficiaries, verifications and deliveries as the
 // control API lists them are exactly what its shard made, every webhook its receiver got is its
 // own and verified, and (shared mode) other shards' ids asked with its credentials are not found.
-// The shards are the instrument and share the machine's cores with what they measure: they run
-// without NODE_EXTRA_CA_CERTS (see fleet-lib.js).
+// The shards are the instrument and share the machine's cores with what they measure: they speak
+// HTTP/1.1 over node:net themselves and run without NODE_EXTRA_CA_CERTS (see fleet-lib.js).
 // Exit 1 when an invariant fails. Every server listens on 127.0.0.1; every wait is bounded.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

@@ -3,8 +3,18 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-// @ts-expect-error: a benchmark module, plain JavaScript with no types.
-import { evaluateInvariants, FLOW_KINDS, isolationViolations, missingWebhooks, sandboxEnv, shardEnv, signV2, verifyV2 } from '../bench/fleet-lib.js';
+import {
+  evaluateInvariants,
+  FLOW_KINDS,
+  isolationViolations,
+  missingWebhooks,
+  parseResponse,
+  sandboxEnv,
+  shardEnv,
+  signV2,
+  verifyV2,
+  // @ts-expect-error: a benchmark module, plain JavaScript with no types.
+} from '../bench/fleet-lib.js';
 import { ensureBinary } from './binary-helpers.js';
 
 /**
@@ -249,6 +259,54 @@ describe('the invariant checker catches what it is there to catch', () => {
     // During a rotation's grace two v1 entries: either verifies.
     const rotated = `${signV2(body, 'whsec_new_secret_0001', now)},v1=${signV2(body, 'sbx_secret_a', now).split('v1=')[1]}`;
     expect(verifyV2(rotated, body, 'sbx_secret_a', now)).toBe(true);
+  });
+});
+
+describe("the shards' wire: an HTTP/1.1 response read off a kept-alive connection", () => {
+  const bytes = (s: string) => Buffer.from(s, 'latin1');
+  const CASES: [string, string, { status: number; body: string; close: boolean; headers?: Record<string, string> }][] = [
+    [
+      'Content-Length',
+      'HTTP/1.1 201 Created\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"ok":true}',
+      { status: 201, body: '{"ok":true}', close: false },
+    ],
+    [
+      'chunked, with a trailer',
+      'HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\n{"a\r\na\r\n":1234567}\r\n0\r\nX-Sum: 9\r\n\r\n',
+      { status: 200, body: '{"a":1234567}', close: false },
+    ],
+    [
+      'Connection: close',
+      'HTTP/1.1 503 Service Unavailable\r\nRetry-After: 2\r\nConnection: close\r\nContent-Length: 0\r\n\r\n',
+      { status: 503, body: '', close: true, headers: { 'retry-after': '2', connection: 'close', 'content-length': '0' } },
+    ],
+    [
+      'a repeated header, joined',
+      'HTTP/1.1 204 No Content\r\nVary: Origin\r\nvary: Accept\r\n\r\n',
+      { status: 204, body: '', close: false, headers: { vary: 'Origin, Accept' } },
+    ],
+  ];
+
+  test.each(CASES)('%s: nothing until the last byte has come, then the answer and its length', (_name, wire, want) => {
+    const buf = bytes(wire);
+    for (let n = 0; n < buf.length; n++) expect({ n, r: parseResponse(buf.subarray(0, n)) }).toEqual({ n, r: null });
+    const r = parseResponse(Buffer.concat([buf, bytes('HTTP/1.1 200 OK\r\n')]));
+    expect({ status: r.status, body: r.body.toString('latin1'), close: r.close, used: r.used }).toEqual({
+      status: want.status,
+      body: want.body,
+      close: want.close,
+      used: buf.length,
+    });
+    if (want.headers) expect(r.headers).toEqual(want.headers);
+  });
+
+  test("no length: the body runs to the connection's end; what is not HTTP throws", () => {
+    const wire = bytes('HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nhello');
+    expect(parseResponse(wire)).toBeNull();
+    expect(parseResponse(wire, true)).toMatchObject({ status: 200, close: true, used: wire.length });
+    expect(() => parseResponse(bytes('SSH-2.0-OpenSSH\r\n\r\n'))).toThrow('not an HTTP response');
+    expect(() => parseResponse(bytes('HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n'))).toThrow('not a Content-Length');
+    expect(() => parseResponse(bytes('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n'))).toThrow('not a chunk size');
   });
 });
 
