@@ -1,11 +1,14 @@
 // One CI shard of the fleet benchmark (bench/fleet.js forks one process per shard; not run by
-// hand). It creates a merchant with a manual clock of its own and a V2 webhook receiver of its own
-// (an HTTP server in this process on 127.0.0.1:0), runs the fixed suite of merchant flows through
-// the emulated API with the merchant's headers, one flow after another as a CI job would, and
-// reports each flow green or red with a reason, every request's latency by operation, and its
-// 429s. Then, told by the orchestrator (IPC) once every shard has finished its flows, it checks
-// its world exhaustively (the control API's lists of its merchant against what it created, every
-// webhook it got) and asks other shards' ids with its own credentials (each must be not found).
+// hand). Once ready (its receiver listening; in --mode per-shard, its executable started) it waits
+// for the orchestrator's go, sent when every shard is ready, so that no request is timed against
+// 63 other processes still starting on the same cores. It creates a merchant with a manual clock
+// of its own and a V2 webhook receiver of its own (an HTTP server in this process on
+// 127.0.0.1:0), runs the fixed suite of merchant flows through the emulated API with the
+// merchant's headers, one flow after another as a CI job would, and reports each flow green or
+// red with a reason, every request's latency by operation, and its 429s. Then, told by the
+// orchestrator (IPC) once every shard has finished its flows, it checks its world exhaustively
+// (the control API's lists of its merchant against what it created, every webhook it got) and
+// asks other shards' ids with its own credentials (each must be not found).
 // Polling is a well-behaved client's: it never asks a payout's status more than 3 times, nor the
 // balance more than 10 times, in a minute of the merchant's clock, advancing that clock to the
 // next window rather than asking again (the reference's limits are on). In --mode per-shard it
@@ -829,7 +832,15 @@ async function main() {
     client = new Client(own ? own.base : opt.base);
     const m = new Merchant(client, receiver);
     merchant = m;
-    await m.create(await receiver.listen(), 1e9);
+    const webhookUrl = await receiver.listen();
+    // Ready: wait for the whole fleet to be (the orchestrator's go), so that no shard's requests
+    // are timed while other shards' processes are still starting on the same two cores.
+    mark('ready');
+    const go = new Promise((resolve) => process.once('message', resolve));
+    await send({ type: 'ready' });
+    await go;
+    mark('go');
+    await m.create(webhookUrl, 1e9);
     result.merchant_id = m.id;
     mark('merchant');
 

@@ -5,7 +5,8 @@
 // The human summary always goes to stdout; --json also writes the results (to fleet-results.json
 // here when no FILE is given). --sandbox-arg adds an option to every sandbox's command line (for
 // an A/B), --cpu-prof DIR runs the shared sandbox under node --cpu-prof, --keep keeps the data.
-// Each shard (bench/fleet-shard.js, forked with IPC) runs a fixed suite of merchant flows (payouts
+// Each shard (bench/fleet-shard.js, forked with IPC) waits at a start barrier until every shard
+// is ready (all go at once), then runs a fixed suite of merchant flows (payouts
 // V1 and V2 by IMPS, NEFT and RTGS polled to a final status, Unknown resolved, a reversal, the
 // magic and natural error envelopes, a 500, a dropped connection, an injected fault and a held
 // answer each retried safely, a beneficiary activated, verifications, the documented 429) on a
@@ -183,6 +184,13 @@ async function runMode(mode) {
   const load = os.loadavg();
   const shards = [];
   let phase2Sent = false;
+  let releasedAt = null;
+  // The start barrier: every shard goes once every shard is ready (or gone), see fleet-shard.js.
+  const release = () => {
+    if (releasedAt !== null || shards.length < SHARDS || !shards.every((s) => s.ready || s.exited)) return;
+    releasedAt = performance.now();
+    for (const s of shards) if (!s.exited) s.child.send({ type: 'go' });
+  };
   const allDone = () => shards.every((s) => s.flowsDone || s.exited);
   const sendPhase2 = () => {
     if (phase2Sent || shards.length < SHARDS || !allDone()) return;
@@ -202,12 +210,26 @@ async function runMode(mode) {
     const child = fork(SHARD, args, { cwd: ROOT, env: shardEnv(), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     live.add(child);
     child.once('exit', () => live.delete(child));
-    const s = { index: i, spawnedAt: performance.now(), child, flowsDone: false, exited: false, sample: null, result: null, exitCode: null, output: '' };
+    const s = {
+      index: i,
+      spawnedAt: performance.now(),
+      child,
+      ready: false,
+      flowsDone: false,
+      exited: false,
+      sample: null,
+      result: null,
+      exitCode: null,
+      output: '',
+    };
     const keep = (d) => (s.output = (s.output + d).slice(-4000));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.on('message', (msg) => {
-      if (msg.type === 'flows-done') {
+      if (msg.type === 'ready') {
+        s.ready = true;
+        release();
+      } else if (msg.type === 'flows-done') {
         s.flowsDone = true;
         s.sample = msg.sample;
         if (mode === 'per-shard') child.send({ type: 'phase2', foreign: [] });
@@ -222,6 +244,7 @@ async function runMode(mode) {
           s.exited = true;
           s.exitCode = code ?? signal;
           s.endedAt = performance.now();
+          release();
           if (mode === 'shared') sendPhase2();
           resolveExit();
         }),
@@ -229,6 +252,7 @@ async function runMode(mode) {
     );
     shards.push(s);
   }
+  release();
   if (mode === 'shared') sendPhase2();
   const deadline = setTimeout(() => {
     for (const s of shards) if (!s.exited) s.child.kill('SIGKILL');
@@ -313,8 +337,8 @@ async function runMode(mode) {
     wall_ms: Math.round(wallMs),
     wall_note:
       mode === 'shared'
-        ? "from the first shard's spawn to the last shard's exit: the shard processes' start-up included (the shared sandbox was started, and let finish its after-listening work, before)"
-        : "from the first shard's spawn to the last shard's exit: the shard processes' start-up and each executable's start and stop included",
+        ? "from the first shard's spawn to the last shard's exit: the shard processes' start-up and the wait for the last of them to be ready included (the shared sandbox was started, and let finish its after-listening work, before)"
+        : "from the first shard's spawn to the last shard's exit: the shard processes' start-up, each executable's start and stop, and the wait for the last of them to be ready included",
     requests,
     requests_per_s: Math.round(requests / (wallMs / 1000)),
     flows: {
@@ -327,6 +351,7 @@ async function runMode(mode) {
     ops: summarizeLatencies(results.map((r) => r.samples ?? {})),
     server: serverSummary,
     shard_timeline_ms: shardTimeline,
+    released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
     machine_cpu: {
       available_s: round((wallMs / 1000) * os.cpus().length, 1),
       busy_s: busy0 === null ? null : round(busy1 - busy0, 1),
@@ -440,7 +465,7 @@ function print(results) {
     L(`  requests       ${r.requests} (${r.requests_per_s}/s over the wall time)`);
     const t = (k) => (r.shard_timeline_ms[k] ? `${r.shard_timeline_ms[k].p50}/${r.shard_timeline_ms[k].max}` : '-');
     L(
-      `  shard timeline ms after each shard's spawn (p50/max): running ${t('main')}, merchant created ${t('merchant')}, flows and webhooks done ${t('flows_and_webhooks')}, checked ${t('checked')}, exited ${t('exit_seen_by_orchestrator')} (the last spawned ${r.shard_timeline_ms.spawned_after_first.max} ms after the first)`,
+      `  shard timeline ms after each shard's spawn (p50/max): running ${t('main')}, ready ${t('ready')}, merchant created ${t('merchant')}, flows and webhooks done ${t('flows_and_webhooks')}, checked ${t('checked')}, exited ${t('exit_seen_by_orchestrator')} (the last spawned ${r.shard_timeline_ms.spawned_after_first.max} ms after the first; all released ${r.released_after_first_spawn_ms} ms after it)`,
     );
     const mc = r.machine_cpu;
     L(

@@ -42,6 +42,8 @@ interface ModeResult {
   webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
   server: { processes: number; clean_exits: number; cpu_s_during_run: number; peak_rss_mib: { max: number } };
   wall_ms: number;
+  released_after_first_spawn_ms: number;
+  shard_timeline_ms: Record<string, { p50: number; max: number }>;
   shard_cpu_s: number;
   shard_cpu_split_s: { start_up: number; flows: number; checks: number };
 }
@@ -142,6 +144,9 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     expect(r.server.cpu_s_during_run).toBeGreaterThan(0);
     expect(r.server.peak_rss_mib.max).toBeGreaterThan(10);
     expect(r.wall_ms).toBeGreaterThan(0);
+    // The start barrier: every shard was ready, then all were released after the last one's spawn.
+    expect(r.released_after_first_spawn_ms).toBeGreaterThanOrEqual(r.shard_timeline_ms.spawned_after_first.max);
+    expect(r.released_after_first_spawn_ms).toBeLessThan(r.wall_ms);
     // The shards' CPU split into start-up, flows and checks: every part measured, together the whole (rounding aside).
     const split = r.shard_cpu_split_s;
     for (const part of ['start_up', 'flows', 'checks'] as const) expect({ part, measured: split[part] > 0 }).toEqual({ part, measured: true });
