@@ -1,14 +1,15 @@
 // One CI shard of the fleet benchmark (bench/fleet.js forks one process per shard; not run by
 // hand). Once ready (its receiver listening; in --mode per-shard, its executable started) it waits
 // for the orchestrator's go, sent when every shard is ready, so that no request is timed against
-// 63 other processes still starting on the same cores. It creates a merchant with a manual clock
-// of its own and a V2 webhook receiver of its own (an HTTP server in this process on
-// 127.0.0.1:0), runs the fixed suite of merchant flows through the emulated API with the
-// merchant's headers, one flow after another as a CI job would, and reports each flow green or
-// red with a reason, every request's latency by operation, and its 429s. Then, told by the
-// orchestrator (IPC) once every shard has finished its flows, it checks its world exhaustively
-// (the control API's lists of its merchant against what it created, every webhook it got) and
-// asks other shards' ids with its own credentials (each must be not found).
+// 63 other processes still starting on the same cores; it then runs at the niceness it was given
+// (--nice, the orchestrator's --shard-nice). It creates a merchant with a manual clock of its own
+// and a V2 webhook receiver of its own (an HTTP server in this process on 127.0.0.1:0), runs the
+// fixed suite of merchant flows through the emulated API with the merchant's headers, one flow
+// after another as a CI job would, and reports each flow green or red with a reason, every
+// request's latency by operation, and its 429s. Then, told by the orchestrator (IPC) once every
+// shard has finished its flows, it checks its world exhaustively (the control API's lists of its
+// merchant against what it created, every webhook it got) and asks other shards' ids with its own
+// credentials (each must be not found).
 // Polling is a well-behaved client's: it never asks a payout's status more than 3 times, nor the
 // balance more than 10 times, in a minute of the merchant's clock, advancing that clock to the
 // next window rather than asking again (the reference's limits are on). In --mode per-shard it
@@ -20,6 +21,7 @@ import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
+import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
@@ -44,6 +46,7 @@ const { values: opt } = parseArgs({
     binary: { type: 'string' },
     dir: { type: 'string' },
     flows: { type: 'string', default: '20' },
+    nice: { type: 'string', default: '0' },
     'sandbox-arg': { type: 'string', multiple: true, default: [] },
   },
 });
@@ -833,6 +836,12 @@ async function main() {
     const m = new Merchant(client, receiver);
     merchant = m;
     const webhookUrl = await receiver.listen();
+    // The sandbox first (bench/fleet.js, --shard-nice): set after this shard's executable started,
+    // which keeps niceness 0. Should the system refuse, the shard goes on as it is (and says so).
+    try {
+      os.setPriority(Number(opt.nice));
+    } catch {}
+    result.niceness = os.getPriority();
     // Ready: wait for the whole fleet to be (the orchestrator's go), so that no shard's requests
     // are timed while other shards' processes are still starting on the same two cores.
     mark('ready');
@@ -955,6 +964,7 @@ async function main() {
   if (own) {
     const mem = memoryKiB(own.child.pid);
     const cpuEnd = cpuSeconds(own.child.pid);
+    const niceness = os.getPriority(own.child.pid);
     const code = await stopChild(own.child);
     await send({ type: 'server-stopped', pid: own.child.pid });
     result.server = {
@@ -965,6 +975,7 @@ async function main() {
       hwm_kib: mem.hwm,
       rss_kib: mem.rss,
       exit_code: code,
+      niceness,
     };
     if (code !== 0) result.server.stderr = own.stderr();
   }

@@ -2,9 +2,11 @@
 // Run: npm run bench:fleet (builds first), or on a built tree
 //   node bench/fleet.js [--shards 64] [--flows 20] [--mode shared|per-shard|both] [--json [FILE]]
 //                       [--foreign 3] [--timeout 600] [--keep] [--sandbox-arg=--no-fsync …] [--cpu-prof DIR]
+//                       [--shard-nice 10]
 // The human summary always goes to stdout; --json also writes the results (to fleet-results.json
 // here when no FILE is given). --sandbox-arg adds an option to every sandbox's command line (for
-// an A/B), --cpu-prof DIR runs the shared sandbox under node --cpu-prof, --keep keeps the data.
+// an A/B), --cpu-prof DIR runs the shared sandbox under node --cpu-prof, --keep keeps the data,
+// --shard-nice N is the niceness the shards run their flows at (0 to 19; the sandboxes keep 0).
 // Each shard (bench/fleet-shard.js, forked with IPC) waits at a start barrier until every shard
 // is ready (all go at once), then runs a fixed suite of merchant flows (payouts
 // V1 and V2 by IMPS, NEFT and RTGS polled to a final status, Unknown resolved, a reversal, the
@@ -25,7 +27,9 @@
 // control API lists them are exactly what its shard made, every webhook its receiver got is its
 // own and verified, and (shared mode) other shards' ids asked with its credentials are not found.
 // The shards are the instrument and share the machine's cores with what they measure: they speak
-// HTTP/1.1 over node:net themselves and run without NODE_EXTRA_CA_CERTS (see fleet-lib.js).
+// HTTP/1.1 over node:net themselves, run without NODE_EXTRA_CA_CERTS (see fleet-lib.js), and
+// yield the CPU to the sandbox (nice 10 by default): in a CI fleet they would run on machines of
+// their own. Each request is still timed end to end by its shard, its wait for a CPU included.
 // Exit 1 when an invariant fails. Every server listens on 127.0.0.1; every wait is bounded.
 import { execFileSync, fork, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,9 +73,11 @@ const OPTIONS = {
   keep: { type: 'boolean', default: false },
   'sandbox-arg': { type: 'string', multiple: true, default: [] },
   'cpu-prof': { type: 'string' },
+  'shard-nice': { type: 'string', default: '10' },
 };
 const USAGE = `Usage: node bench/fleet.js [--shards 64] [--flows 20] [--mode shared|per-shard|both] [--json [FILE]]
                          [--foreign 3] [--timeout 600] [--keep] [--sandbox-arg=--no-fsync …] [--cpu-prof DIR]
+                         [--shard-nice 10]
 N parallel CI shards (each its own process) × the fixed suite of merchant flows against one shared
 sandbox and/or one executable per shard; exit 1 when an invariant fails (docs/performance.md).`;
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -90,17 +96,23 @@ const SHARDS = Number(opt.shards);
 const FLOWS = Number(opt.flows);
 const FOREIGN = Number(opt.foreign);
 const TIMEOUT_MS = Number(opt.timeout) * 1000;
+const SHARD_NICE = Number(opt['shard-nice']);
 const MODES = opt.mode === 'both' ? ['shared', 'per-shard'] : [opt.mode];
 for (const [name, v, min] of [
   ['--shards', SHARDS, 1],
   ['--flows', FLOWS, 1],
   ['--foreign', FOREIGN, 0],
   ['--timeout', TIMEOUT_MS, 1000],
+  ['--shard-nice', SHARD_NICE, 0],
 ]) {
   if (!Number.isInteger(v) || v < min) {
     console.error(`${name} must be a whole number, at least ${min}`);
     process.exit(2);
   }
+}
+if (SHARD_NICE > 19) {
+  console.error('--shard-nice must be a whole number from 0 to 19');
+  process.exit(2);
 }
 if (!MODES.every((m) => m === 'shared' || m === 'per-shard')) {
   console.error(`--mode must be shared, per-shard or both\n${USAGE}`);
@@ -205,7 +217,22 @@ async function runMode(mode) {
   };
   const exits = [];
   for (let i = 0; i < SHARDS; i++) {
-    const args = ['--index', String(i), '--mode', mode, '--base', server?.base ?? '', '--binary', BINARY, '--dir', dir, '--flows', String(FLOWS)];
+    const args = [
+      '--index',
+      String(i),
+      '--mode',
+      mode,
+      '--base',
+      server?.base ?? '',
+      '--binary',
+      BINARY,
+      '--dir',
+      dir,
+      '--flows',
+      String(FLOWS),
+      '--nice',
+      String(SHARD_NICE),
+    ];
     for (const a of opt['sandbox-arg']) args.push(`--sandbox-arg=${a}`);
     const child = fork(SHARD, args, { cwd: ROOT, env: shardEnv(), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     live.add(child);
@@ -268,9 +295,11 @@ async function runMode(mode) {
   if (server) {
     const cpu1 = cpuSeconds(server.child.pid);
     const mem = memoryKiB(server.child.pid);
+    const niceness = [os.getPriority(server.child.pid)];
     const code = await stopChild(server.child);
     serverSummary = {
       what: server.command,
+      niceness,
       processes: 1,
       clean_exits: code === 0 ? 1 : 0,
       cpu_s_during_run: round(cpu1 - server.cpu0, 2),
@@ -293,6 +322,7 @@ async function runMode(mode) {
       cpu_s_start_up: round(sum(ss.map((x) => x.cpu_ready)), 2),
       peak_rss_mib: { sum: mib(sum(ss.map((x) => x.hwm_kib))), max: mib(Math.max(0, ...ss.map((x) => x.hwm_kib))) },
       final_rss_mib: { sum: mib(sum(ss.map((x) => x.rss_kib))), max: mib(Math.max(0, ...ss.map((x) => x.rss_kib))) },
+      niceness: [...new Set(ss.map((x) => x.niceness))].sort((a, b) => a - b),
       start_to_listening_ms: { p50: starts[Math.floor(starts.length / 2)] ?? null, max: starts[starts.length - 1] ?? null },
     };
   }
@@ -352,6 +382,7 @@ async function runMode(mode) {
     server: serverSummary,
     shard_timeline_ms: shardTimeline,
     released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
+    shard_niceness: [...new Set(results.map((r) => r.niceness))].sort((a, b) => a - b),
     machine_cpu: {
       available_s: round((wallMs / 1000) * os.cpus().length, 1),
       busy_s: busy0 === null ? null : round(busy1 - busy0, 1),
@@ -455,7 +486,7 @@ function print(results) {
   L(`  machine: ${m.cpu_model}, ${m.cores} cores, ${round(m.total_memory_bytes / 2 ** 30, 1)} GiB, Node ${m.node}, kernel ${m.kernel}`);
   L(`  command: ${results.command}`);
   L(
-    `  ${SHARDS} shards (one process each) × ${FLOWS} flows (${Math.min(FLOWS, FLOW_KINDS.length)} kinds), each on a merchant and manual clock of its own; rate limits on`,
+    `  ${SHARDS} shards (one process each) × ${FLOWS} flows (${Math.min(FLOWS, FLOW_KINDS.length)} kinds), each on a merchant and manual clock of its own; rate limits on; shards at nice ${SHARD_NICE}`,
   );
   for (const [mode, r] of Object.entries(results.modes)) {
     L();
@@ -522,7 +553,14 @@ const results = {
   git_dirty: Boolean(git(['status', '--porcelain'])),
   command: ['node', 'bench/fleet.js', ...process.argv.slice(2)].join(' '),
   machine: machine(),
-  config: { shards: SHARDS, flows: FLOWS, modes: MODES, foreign_shards_probed: FOREIGN, flow_kinds: FLOW_KINDS.slice(0, Math.min(FLOWS, FLOW_KINDS.length)) },
+  config: {
+    shards: SHARDS,
+    flows: FLOWS,
+    modes: MODES,
+    foreign_shards_probed: FOREIGN,
+    shard_nice: SHARD_NICE,
+    flow_kinds: FLOW_KINDS.slice(0, Math.min(FLOWS, FLOW_KINDS.length)),
+  },
   modes: {},
 };
 for (const mode of MODES) results.modes[mode] = await runMode(mode);

@@ -40,9 +40,10 @@ interface ModeResult {
   http_429: { expected: number; unexpected: number };
   cross_talk: { count: number; checked_shards: number; probes_of_other_shards_ids: number };
   webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
-  server: { processes: number; clean_exits: number; cpu_s_during_run: number; peak_rss_mib: { max: number } };
+  server: { processes: number; niceness: number[]; clean_exits: number; cpu_s_during_run: number; peak_rss_mib: { max: number } };
   wall_ms: number;
   released_after_first_spawn_ms: number;
+  shard_niceness: number[];
   shard_timeline_ms: Record<string, { p50: number; max: number }>;
   shard_cpu_s: number;
   shard_cpu_split_s: { start_up: number; flows: number; checks: number };
@@ -147,6 +148,9 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     // The start barrier: every shard was ready, then all were released after the last one's spawn.
     expect(r.released_after_first_spawn_ms).toBeGreaterThanOrEqual(r.shard_timeline_ms.spawned_after_first.max);
     expect(r.released_after_first_spawn_ms).toBeLessThan(r.wall_ms);
+    // The shards yield the CPU to the sandbox (--shard-nice, 10 by default); the sandboxes do not.
+    expect(r.shard_niceness).toEqual([10]);
+    expect(r.server.niceness).toEqual([0]);
     // The shards' CPU split into start-up, flows and checks: every part measured, together the whole (rounding aside).
     const split = r.shard_cpu_split_s;
     for (const part of ['start_up', 'flows', 'checks'] as const) expect({ part, measured: split[part] > 0 }).toEqual({ part, measured: true });
@@ -348,5 +352,7 @@ describe('bench/fleet.js options', () => {
     expect(bad.err).not.toMatch(/\n\s+at /);
     const zero = await run(['--shards', '0']);
     expect(zero).toMatchObject({ code: 2, err: '--shards must be a whole number, at least 1\n' });
+    const nice = await run(['--shard-nice', '20']);
+    expect(nice).toMatchObject({ code: 2, err: '--shard-nice must be a whole number from 0 to 19\n' });
   });
 });
