@@ -1,11 +1,12 @@
 // Shared by bench/fleet.js (the orchestrator), bench/fleet-shard.js (one CI shard) and
 // test/bench-fleet.test.ts: the flow kinds, the V2 webhook signature check, the invariant checks
 // (pure functions of what a shard created and what the sandbox lists), latency summaries, and
-// /proc readings of a server process. Kept light: a shard process imports it, so only node:
-// built-ins, nothing of the sandbox's dist.
+// /proc readings of a server process, the shards' HTTP client and their niceness. Kept light: a
+// shard process imports it, so only node: built-ins, nothing of the sandbox's dist.
 import { execFileSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 
 /** The fixed suite of a shard: flow n is of kind FLOW_KINDS[n % FLOW_KINDS.length]. */
@@ -322,23 +323,29 @@ export function machineBusySeconds() {
   }
 }
 
-// --- the shards' wire: one HTTP/1.1 response read off a kept-alive connection -------------------
+// --- the shards' wire: HTTP/1.1 over node:net, kept alive -------------------------------------
+
+const INTERIM = (status) => status >= 100 && status < 200 && status !== 101;
 
 /**
  * Parses the response at the start of `buf` (a Buffer): null while it is not whole yet;
- * `{ status, headers, body, close, used }` when it is (`used`: its length in bytes; `close`: the
- * server will close the connection). The body is framed by Content-Length or chunked transfer
- * coding; with neither, it runs to the connection's end (`eof`). Header names are lower case; a
- * repeated header is joined with ", " as node:http does. Throws on what is not an HTTP response.
+ * `{ status, headers, body, close, used }` when it is (`used`: its length in bytes, interim 1xx
+ * answers before it included; `close`: the server will close the connection). The body is framed
+ * by Content-Length or chunked transfer coding; with neither, it runs to the connection's end
+ * (`eof`). Header names are lower case; a repeated header's values are joined with ", ". Throws
+ * on what is not an HTTP response or not framed as one.
  */
-export function parseResponse(buf, eof = false) {
-  const end = buf.indexOf('\r\n\r\n');
+export function parseResponse(buf, eof = false, from = 0) {
+  const end = buf.indexOf('\r\n\r\n', from);
   if (end === -1) return null;
-  const lines = buf.toString('latin1', 0, end).split('\r\n');
-  const m = /^HTTP\/1\.[01] (\d{3})/.exec(lines[0]);
+  const lines = buf.toString('latin1', from, end).split('\r\n');
+  const m = /^HTTP\/1\.([01]) (\d{3})(?: |$)/.exec(lines[0]);
   if (!m) throw new Error(`not an HTTP response: ${JSON.stringify(lines[0].slice(0, 40))}`);
-  const status = Number(m[1]);
-  const headers = {};
+  const status = Number(m[2]);
+  const start = end + 4;
+  // 100 Continue, 103 Early Hints: the answer comes after them.
+  if (INTERIM(status)) return parseResponse(buf, eof, start);
+  const headers = Object.create(null);
   for (const line of lines.slice(1)) {
     const c = line.indexOf(':');
     if (c <= 0) throw new Error(`not a header line: ${JSON.stringify(line.slice(0, 40))}`);
@@ -346,32 +353,208 @@ export function parseResponse(buf, eof = false) {
     const v = line.slice(c + 1).trim();
     headers[k] = k in headers ? `${headers[k]}, ${v}` : v;
   }
-  const start = end + 4;
-  const close = /\bclose\b/i.test(headers.connection ?? '') || (lines[0].startsWith('HTTP/1.0') && !/\bkeep-alive\b/i.test(headers.connection ?? ''));
+  const connection = headers.connection ?? '';
+  const close = /\bclose\b/i.test(connection) || (m[1] === '0' && !/\bkeep-alive\b/i.test(connection));
   const answer = (body, used) => ({ status, headers, body, close, used });
-  if (status === 204 || status === 304 || status < 200) return answer(buf.subarray(start, start), start);
+  if (status === 204 || status === 304) return answer(buf.subarray(start, start), start);
   if (/\bchunked\b/i.test(headers['transfer-encoding'] ?? '')) {
     const parts = [];
     let at = start;
     for (;;) {
       const nl = buf.indexOf('\r\n', at);
       if (nl === -1) return null;
-      const size = Number.parseInt(buf.toString('latin1', at, nl), 16);
-      if (!(size >= 0)) throw new Error(`not a chunk size: ${JSON.stringify(buf.toString('latin1', at, Math.min(nl, at + 20)))}`);
+      const sizeText = buf.toString('latin1', at, nl).split(';')[0].trim(); // a chunk extension is ignored
+      if (!/^[0-9a-f]+$/i.test(sizeText)) throw new Error(`not a chunk size: ${JSON.stringify(sizeText.slice(0, 20))}`);
+      const size = Number.parseInt(sizeText, 16);
       if (size === 0) {
         // The last chunk, then trailer lines (if any) and an empty line.
         const tail = buf.indexOf('\r\n', nl + 2) === nl + 2 ? nl + 2 : buf.indexOf('\r\n\r\n', nl + 2) + 2;
         return tail < nl + 2 ? null : answer(Buffer.concat(parts), tail + 2);
       }
       if (buf.length < nl + 2 + size + 2) return null;
+      if (buf[nl + 2 + size] !== 13 || buf[nl + 3 + size] !== 10) throw new Error('a chunk not followed by CRLF');
       parts.push(buf.subarray(nl + 2, nl + 2 + size));
       at = nl + 2 + size + 2;
     }
   }
   if (headers['content-length'] !== undefined) {
+    if (!/^\d+$/.test(headers['content-length'])) throw new Error(`not a Content-Length: ${JSON.stringify(headers['content-length'])}`);
     const n = Number(headers['content-length']);
-    if (!Number.isInteger(n) || n < 0) throw new Error(`not a Content-Length: ${JSON.stringify(headers['content-length'])}`);
     return buf.length < start + n ? null : answer(buf.subarray(start, start + n), start + n);
   }
   return eof ? { ...answer(buf.subarray(start), buf.length), close: true } : null;
+}
+
+// The errors after which a GET on a kept-alive connection is sent once more: the server closed it
+// while it was idle (nothing of an answer came). A timeout is not one of them.
+const CLOSED_IDLE = new Set(['ECONNRESET', 'EPIPE', 'EOF']);
+
+/**
+ * The shards' HTTP client. A shard is the instrument, and it shares the machine's cores with the
+ * sandbox it measures: like autocannon, it writes its requests and reads the answers itself (a
+ * request line and headers, a Content-Length or chunked body), over at most `maxSockets`
+ * kept-alive connections. Every request is timed by operation (`samples`), a retried GET from
+ * its first attempt; a 429 is counted as expected or not.
+ */
+export class Client {
+  constructor(base, { label = '', timeoutMs = 30_000, maxSockets = 8 } = {}) {
+    const u = new URL(base);
+    this.host = u.hostname;
+    this.port = Number(u.port);
+    this.hostHeader = u.host;
+    this.label = label;
+    this.timeoutMs = timeoutMs;
+    this.maxSockets = maxSockets;
+    this.sockets = new Set();
+    this.idle = [];
+    this.queue = [];
+    this.samples = {};
+    this.http429 = { expected: 0, unexpected: 0, examples: [] };
+    this.requests = 0;
+  }
+
+  /** A kept-alive connection (`reused`), a new one, or (at maxSockets) the next one released. */
+  connection() {
+    const s = this.idle.pop();
+    if (s) return Promise.resolve({ s, reused: true });
+    if (this.sockets.size < this.maxSockets) return Promise.resolve({ s: this.connect(), reused: false });
+    return new Promise((resolve) => this.queue.push(resolve));
+  }
+
+  connect() {
+    const s = net.connect(this.port, this.host);
+    s.setNoDelay(true);
+    this.sockets.add(s);
+    s.on('error', () => {}); // reported by the exchange under way, if any; an idle one just closes
+    s.once('close', () => {
+      this.sockets.delete(s);
+      const i = this.idle.indexOf(s);
+      if (i !== -1) this.idle.splice(i, 1);
+      if (this.queue.length > 0 && this.sockets.size < this.maxSockets) this.queue.shift()({ s: this.connect(), reused: false });
+    });
+    return s;
+  }
+
+  /** Back to the pool, or closed (the answer said so, or it was not read whole: what follows on it is not ours to read). */
+  release(s, close) {
+    if (close || s.destroyed) {
+      s.destroy();
+      return;
+    }
+    if (this.queue.length > 0) this.queue.shift()({ s, reused: true });
+    else this.idle.push(s);
+  }
+
+  /** Writes one request on `s` and reads its answer: `{ status, headers, body }`, or `{ error, empty }` when none came. */
+  exchange(s, data) {
+    return new Promise((resolve) => {
+      let buf = null;
+      const done = (r) => {
+        clearTimeout(timer);
+        s.off('data', onData);
+        s.off('end', onEnd);
+        s.off('close', onEnd);
+        s.off('error', onError);
+        resolve(r);
+      };
+      const parsed = (eof) => {
+        try {
+          const r = parseResponse(buf, eof);
+          if (r && r.used !== buf.length) r.close = true; // more than one answer: not ours to read on
+          return r;
+        } catch (err) {
+          return { error: err.message, empty: false, close: true };
+        }
+      };
+      const onData = (d) => {
+        buf = buf === null ? d : Buffer.concat([buf, d]);
+        const r = parsed(false);
+        if (r) done(r);
+      };
+      const onEnd = () => done((buf && parsed(true)) || { error: buf === null ? 'EOF' : 'ECONNRESET', empty: buf === null, close: true });
+      const onError = (err) => done({ error: err.code ?? err.message, empty: buf === null, close: true });
+      const timer = setTimeout(() => done({ error: 'timeout', empty: buf === null, close: true }), this.timeoutMs);
+      s.on('data', onData);
+      s.once('end', onEnd);
+      s.once('close', onEnd);
+      s.on('error', onError);
+      s.write(data);
+    });
+  }
+
+  /** Resolves `{ status, headers, json, text, error, ms }`; `status` 0 when no answer came (`error` says why). */
+  async request(op, method, path, { headers = {}, body, expect429 = false } = {}) {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    if (!/^[A-Z]+$/.test(method) || !/^\/[\x21-\x7e]*$/.test(path)) throw new Error(`not a request line: ${method} ${JSON.stringify(path)}`);
+    let head = `${method} ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\n`;
+    for (const [k, v] of Object.entries(headers)) {
+      if (/[\r\n]/.test(`${k}${v}`)) throw new Error(`header ${k}: a line break`);
+      head += `${k}: ${v}\r\n`;
+    }
+    if (payload !== undefined) head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n`;
+    head += '\r\n';
+    const data = payload === undefined ? head : head + payload;
+    const started = performance.now();
+    let r;
+    for (let attempt = 1; ; attempt++) {
+      const { s, reused } = await this.connection();
+      r = await this.exchange(s, data);
+      this.release(s, r.close);
+      // A kept-alive connection the server closed while idle: a GET is safe to send once more.
+      if (!(r.error && r.empty && reused && CLOSED_IDLE.has(r.error) && method === 'GET' && attempt === 1)) break;
+    }
+    const ms = performance.now() - started;
+    this.requests += 1;
+    (this.samples[op] ??= []).push(Math.round(ms * 100) / 100);
+    if (r.error) return { status: 0, error: r.error, ms };
+    if (r.status === 429) {
+      if (expect429) this.http429.expected += 1;
+      else {
+        this.http429.unexpected += 1;
+        if (this.http429.examples.length < 5) this.http429.examples.push(`${this.label} ${op} ${method} ${path}`);
+      }
+    }
+    const text = r.body.toString('utf8');
+    let json = null;
+    try {
+      json = JSON.parse(text);
+    } catch {}
+    return { status: r.status, headers: r.headers, json, text, ms };
+  }
+
+  destroy() {
+    for (const s of this.sockets) s.destroy();
+  }
+}
+
+// --- niceness --------------------------------------------------------------------------------
+
+/** The niceness of every thread of a process (Linux: /proc/<pid>/task/<tid>/stat), sorted and unique, or null. */
+export function threadNiceness(pid = process.pid) {
+  try {
+    const values = readdirSync(`/proc/${pid}/task`).map((tid) => {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]); // field 19, nice
+    });
+    return [...new Set(values)].sort((a, b) => a - b);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Lowers this process's priority to `nice` (never raises it): every thread's, since on Linux a
+ * niceness belongs to a thread and V8's helper threads are already running. Threads made later
+ * take their maker's. What a thread does not allow stays as it is; threadNiceness() says.
+ */
+export function yieldCpu(nice) {
+  let tids = [0];
+  try {
+    tids = readdirSync('/proc/self/task').map(Number);
+  } catch {}
+  for (const tid of tids) {
+    try {
+      if (os.getPriority(tid) < nice) os.setPriority(tid, nice);
+    } catch {}
+  }
 }

@@ -20,22 +20,22 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import os from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   bannerUrl,
+  Client,
   cpuSeconds,
   FINAL,
   FLOW_KINDS,
   isolationViolations,
   memoryKiB,
   missingWebhooks,
-  parseResponse,
   sandboxEnv,
   stopChild,
+  threadNiceness,
   verifyV2,
+  yieldCpu,
 } from './fleet-lib.js';
 
 const { values: opt } = parseArgs({
@@ -56,138 +56,18 @@ const PREFIX = `FLT${String(INDEX).padStart(4, '0')}`;
 const WINDOW_MS = 61_000; // the reference's 1-minute windows, with a second to spare
 const POLL_STEPS = ['6s', '20s', '1m', '5m', '30m', '1h'];
 const MAX_POLLS = 12;
-const REQUEST_TIMEOUT_MS = 30_000;
 
 const send = (msg) => new Promise((resolve) => process.send(msg, resolve));
-
-// --- the HTTP client: HTTP/1.1 over node:net, kept alive, every request timed by operation ----
-// A shard is the instrument, and it shares the machine's two cores with the sandbox it measures:
-// node:http's client costs about a millisecond of (mostly cold) JavaScript a request, more than
-// the sandbox spends answering it. Like autocannon, the shard writes its requests and reads the
-// answers itself: a request line and headers, a Content-Length or chunked body, keep-alive.
-
-class Client {
-  constructor(base) {
-    const u = new URL(base);
-    this.host = u.hostname;
-    this.port = Number(u.port);
-    this.hostHeader = u.host;
-    this.maxSockets = 8;
-    this.sockets = new Set();
-    this.idle = [];
-    this.queue = [];
-    this.samples = {};
-    this.http429 = { expected: 0, unexpected: 0, examples: [] };
-    this.requests = 0;
-  }
-
-  /** A kept-alive connection (`reused`), a new one, or (at maxSockets) the next one released. */
-  connection() {
-    const s = this.idle.pop();
-    if (s) return Promise.resolve({ s, reused: true });
-    if (this.sockets.size < this.maxSockets) return Promise.resolve({ s: this.connect(), reused: false });
-    return new Promise((resolve) => this.queue.push(resolve));
-  }
-
-  connect() {
-    const s = net.connect(this.port, this.host);
-    s.setNoDelay(true);
-    this.sockets.add(s);
-    s.on('error', () => {}); // reported by the exchange under way, if any; an idle one just closes
-    s.once('close', () => {
-      this.sockets.delete(s);
-      const i = this.idle.indexOf(s);
-      if (i !== -1) this.idle.splice(i, 1);
-      if (this.queue.length > 0 && this.sockets.size < this.maxSockets) this.queue.shift()({ s: this.connect(), reused: false });
-    });
-    return s;
-  }
-
-  release(s, close) {
-    if (close || s.destroyed) {
-      s.destroy();
-      return;
-    }
-    if (this.queue.length > 0) this.queue.shift()({ s, reused: true });
-    else this.idle.push(s);
-  }
-
-  /** Writes one request on `s` and reads its answer: `{ status, headers, body }`, or `{ error, empty }` when none came. */
-  exchange(s, data) {
-    return new Promise((resolve) => {
-      let buf = null;
-      const done = (r) => {
-        clearTimeout(timer);
-        s.off('data', onData);
-        s.off('end', onEnd);
-        s.off('close', onEnd);
-        s.off('error', onError);
-        resolve(r);
-      };
-      const parsed = (eof) => {
-        try {
-          const r = parseResponse(buf, eof);
-          if (r && r.used !== buf.length) r.close = true; // more than one answer: not ours to read on
-          return r;
-        } catch (err) {
-          return { error: err.message, empty: false, close: true };
-        }
-      };
-      const onData = (d) => {
-        buf = buf === null ? d : Buffer.concat([buf, d]);
-        const r = parsed(false);
-        if (r) done(r);
-      };
-      const onEnd = () => done((buf && parsed(true)) || { error: 'ECONNRESET', empty: buf === null, close: true });
-      const onError = (err) => done({ error: err.code ?? err.message, empty: buf === null, close: true });
-      const timer = setTimeout(() => done({ error: 'timeout', empty: buf === null, close: true }), REQUEST_TIMEOUT_MS);
-      s.on('data', onData);
-      s.once('end', onEnd);
-      s.once('close', onEnd);
-      s.on('error', onError);
-      s.write(data);
-    });
-  }
-
-  /** Resolves `{ status, headers, json, text, error, ms }`; `status` 0 when no answer came (`error` says why). */
-  async request(op, method, path, { headers = {}, body, expect429 = false, retried = false } = {}) {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    let head = `${method} ${path} HTTP/1.1\r\nHost: ${this.hostHeader}\r\n`;
-    for (const [k, v] of Object.entries(headers)) {
-      if (/[\r\n]/.test(`${k}${v}`)) throw new Error(`header ${k}: a line break`);
-      head += `${k}: ${v}\r\n`;
-    }
-    if (payload !== undefined) head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n`;
-    head += '\r\n';
-    const started = performance.now();
-    const { s, reused } = await this.connection();
-    const r = await this.exchange(s, payload === undefined ? head : head + payload);
-    this.release(s, r.close);
-    // A keep-alive connection the server closed while idle: a GET is safe to send once more.
-    if (r.error && r.empty && reused && method === 'GET' && !retried) return this.request(op, method, path, { headers, body, expect429, retried: true });
-    const ms = performance.now() - started;
-    this.requests += 1;
-    (this.samples[op] ??= []).push(Math.round(ms * 100) / 100);
-    if (r.error) return { status: 0, error: r.error, ms };
-    if (r.status === 429) {
-      if (expect429) this.http429.expected += 1;
-      else {
-        this.http429.unexpected += 1;
-        if (this.http429.examples.length < 5) this.http429.examples.push(`shard ${INDEX} ${op} ${method} ${path}`);
-      }
-    }
-    const text = r.body.toString('utf8');
-    let json = null;
-    try {
-      json = JSON.parse(text);
-    } catch {}
-    return { status: r.status, headers: r.headers, json, text, ms };
-  }
-
-  destroy() {
-    for (const s of this.sockets) s.destroy();
-  }
-}
+/** The orchestrator's next message of this type (listen before asking for it). */
+const message = (type) =>
+  new Promise((resolve) => {
+    const on = (msg) => {
+      if (msg?.type !== type) return;
+      process.off('message', on);
+      resolve(msg);
+    };
+    process.on('message', on);
+  });
 
 // --- the webhook receiver (docs/webhooks.md: verify V2 on the raw body, then de-duplicate) -----
 
@@ -832,23 +712,22 @@ async function main() {
     if (opt.mode === 'per-shard') {
       own = await startOwnSandbox();
     }
-    client = new Client(own ? own.base : opt.base);
+    client = new Client(own ? own.base : opt.base, { label: `shard ${INDEX}` });
     const m = new Merchant(client, receiver);
     merchant = m;
     const webhookUrl = await receiver.listen();
     // The sandbox first (bench/fleet.js, --shard-nice): set after this shard's executable started,
-    // which keeps niceness 0. Should the system refuse, the shard goes on as it is (and says so).
-    try {
-      os.setPriority(Number(opt.nice));
-    } catch {}
-    result.niceness = os.getPriority();
+    // which keeps its niceness. What the system refuses stays as it is; the results say.
+    yieldCpu(Number(opt.nice));
+    result.niceness = threadNiceness();
     // Ready: wait for the whole fleet to be (the orchestrator's go), so that no shard's requests
     // are timed while other shards' processes are still starting on the same two cores.
     mark('ready');
-    const go = new Promise((resolve) => process.once('message', resolve));
+    const go = message('go');
     await send({ type: 'ready' });
-    await go;
+    result.released_with_ready = (await go).ready;
     mark('go');
+    result.first_request_epoch_ms = performance.timeOrigin + performance.now();
     await m.create(webhookUrl, 1e9);
     result.merchant_id = m.id;
     mark('merchant');
@@ -888,7 +767,7 @@ async function main() {
     // Phase 1 done: tell the orchestrator what this shard made, for the other shards to probe.
     const mine = [...m.payouts.values()];
     const sample = (arr, k) => arr.filter((_, i) => i % Math.max(1, Math.floor(arr.length / k)) === 0).slice(0, k);
-    const phase2 = new Promise((resolve) => process.once('message', resolve));
+    const phase2 = message('phase2');
     await send({
       type: 'flows-done',
       sample: {
@@ -964,7 +843,7 @@ async function main() {
   if (own) {
     const mem = memoryKiB(own.child.pid);
     const cpuEnd = cpuSeconds(own.child.pid);
-    const niceness = os.getPriority(own.child.pid);
+    const niceness = threadNiceness(own.child.pid);
     const code = await stopChild(own.child);
     await send({ type: 'server-stopped', pid: own.child.pid });
     result.server = {

@@ -52,6 +52,7 @@ import {
   shardEnv,
   stopChild,
   summarizeLatencies,
+  threadNiceness,
 } from './fleet-lib.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -103,14 +104,13 @@ for (const [name, v, min] of [
   ['--flows', FLOWS, 1],
   ['--foreign', FOREIGN, 0],
   ['--timeout', TIMEOUT_MS, 1000],
-  ['--shard-nice', SHARD_NICE, 0],
 ]) {
   if (!Number.isInteger(v) || v < min) {
     console.error(`${name} must be a whole number, at least ${min}`);
     process.exit(2);
   }
 }
-if (SHARD_NICE > 19) {
+if (!Number.isInteger(SHARD_NICE) || SHARD_NICE < 0 || SHARD_NICE > 19) {
   console.error('--shard-nice must be a whole number from 0 to 19');
   process.exit(2);
 }
@@ -201,7 +201,8 @@ async function runMode(mode) {
   const release = () => {
     if (releasedAt !== null || shards.length < SHARDS || !shards.every((s) => s.ready || s.exited)) return;
     releasedAt = performance.now();
-    for (const s of shards) if (!s.exited) s.child.send({ type: 'go' });
+    const ready = shards.filter((s) => s.ready).length;
+    for (const s of shards) if (s.child.connected) s.child.send({ type: 'go', ready });
   };
   const allDone = () => shards.every((s) => s.flowsDone || s.exited);
   const sendPhase2 = () => {
@@ -212,7 +213,7 @@ async function runMode(mode) {
       const foreign = foreignOf(s.index, SHARDS)
         .map((j) => shards[j].sample)
         .filter(Boolean);
-      s.child.send({ type: 'phase2', foreign });
+      if (s.child.connected) s.child.send({ type: 'phase2', foreign });
     }
   };
   const exits = [];
@@ -252,6 +253,8 @@ async function runMode(mode) {
     const keep = (d) => (s.output = (s.output + d).slice(-4000));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
+    // A message to a shard whose channel closed under way (it died): its exit says the rest.
+    child.on('error', (err) => keep(`\n[orchestrator] ${err.message}`));
     child.on('message', (msg) => {
       if (msg.type === 'ready') {
         s.ready = true;
@@ -259,8 +262,9 @@ async function runMode(mode) {
       } else if (msg.type === 'flows-done') {
         s.flowsDone = true;
         s.sample = msg.sample;
-        if (mode === 'per-shard') child.send({ type: 'phase2', foreign: [] });
-        else sendPhase2();
+        if (mode === 'per-shard') {
+          if (child.connected) child.send({ type: 'phase2', foreign: [] });
+        } else sendPhase2();
       } else if (msg.type === 'result') s.result = msg.result;
       else if (msg.type === 'server-started') ownServers.add(msg.pid);
       else if (msg.type === 'server-stopped') ownServers.delete(msg.pid);
@@ -295,7 +299,7 @@ async function runMode(mode) {
   if (server) {
     const cpu1 = cpuSeconds(server.child.pid);
     const mem = memoryKiB(server.child.pid);
-    const niceness = [os.getPriority(server.child.pid)];
+    const niceness = threadNiceness(server.child.pid);
     const code = await stopChild(server.child);
     serverSummary = {
       what: server.command,
@@ -322,7 +326,7 @@ async function runMode(mode) {
       cpu_s_start_up: round(sum(ss.map((x) => x.cpu_ready)), 2),
       peak_rss_mib: { sum: mib(sum(ss.map((x) => x.hwm_kib))), max: mib(Math.max(0, ...ss.map((x) => x.hwm_kib))) },
       final_rss_mib: { sum: mib(sum(ss.map((x) => x.rss_kib))), max: mib(Math.max(0, ...ss.map((x) => x.rss_kib))) },
-      niceness: [...new Set(ss.map((x) => x.niceness))].sort((a, b) => a - b),
+      niceness: unionOf(ss.map((x) => x.niceness)),
       start_to_listening_ms: { p50: starts[Math.floor(starts.length / 2)] ?? null, max: starts[starts.length - 1] ?? null },
     };
   }
@@ -382,7 +386,10 @@ async function runMode(mode) {
     server: serverSummary,
     shard_timeline_ms: shardTimeline,
     released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
-    shard_niceness: [...new Set(results.map((r) => r.niceness))].sort((a, b) => a - b),
+    shard_niceness: unionOf(results.map((r) => r.niceness)),
+    // Each shard's first request after the release: ms, each process's clock against this one's (±1 ms).
+    first_request_after_release_ms: releasedAt === null ? null : spread(results.map((r) => r.first_request_epoch_ms - (performance.timeOrigin + releasedAt))),
+    released_with_ready: unionOf(results.map((r) => [r.released_with_ready])),
     machine_cpu: {
       available_s: round((wallMs / 1000) * os.cpus().length, 1),
       busy_s: busy0 === null ? null : round(busy1 - busy0, 1),
@@ -440,6 +447,13 @@ function groupBy(xs, key) {
   return out;
 }
 const sum = (xs) => xs.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
+/** The values of several lists (nulls and missing lists left out), sorted and unique. */
+const unionOf = (lists) => [...new Set(lists.flatMap((l) => (Array.isArray(l) ? l : [])).filter((v) => v !== null && v !== undefined))].sort((a, b) => a - b);
+/** `{ min, max }` of the finite values, rounded to 0.1 (nulls when none). */
+const spread = (xs) => {
+  const ok = xs.filter(Number.isFinite);
+  return ok.length === 0 ? { min: null, max: null } : { min: round(Math.min(...ok), 1), max: round(Math.max(...ok), 1) };
+};
 const round = (x, d) => Math.round(x * 10 ** d) / 10 ** d;
 const mib = (kib) => (Number.isFinite(kib) ? round(kib / 1024, 1) : null);
 
