@@ -219,13 +219,18 @@ export function machine() {
   };
 }
 
+/** A /proc/…/stat file read once: its field `n` (1-based, as proc(5) numbers them), past the command name (which may hold spaces). */
+function statOf(path) {
+  const stat = readFileSync(path, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (n) => Number(fields[n - 3]);
+}
+
 /** utime + stime of a process in seconds (/proc/<pid>/stat), or null when it cannot be read. */
 export function cpuSeconds(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    // fields[0] is field 3 (state): utime is field 14, stime field 15.
-    return (Number(fields[11]) + Number(fields[12])) / ticksPerSecond();
+    const field = statOf(`/proc/${pid}/stat`);
+    return (field(14) + field(15)) / ticksPerSecond(); // utime, stime
   } catch {
     return null;
   }
@@ -532,10 +537,7 @@ export class Client {
 /** The niceness of every thread of a process (Linux: /proc/<pid>/task/<tid>/stat), sorted and unique, or null. */
 export function threadNiceness(pid = process.pid) {
   try {
-    const values = readdirSync(`/proc/${pid}/task`).map((tid) => {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]); // field 19, nice
-    });
+    const values = readdirSync(`/proc/${pid}/task`).map((tid) => statOf(`/proc/${pid}/task/${tid}/stat`)(19)); // nice
     return [...new Set(values)].sort((a, b) => a - b);
   } catch {
     return null;

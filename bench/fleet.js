@@ -197,12 +197,13 @@ async function runMode(mode) {
   const shards = [];
   let phase2Sent = false;
   let releasedAt = null;
+  let readyAtRelease = null;
   // The start barrier: every shard goes once every shard is ready (or gone), see fleet-shard.js.
   const release = () => {
     if (releasedAt !== null || shards.length < SHARDS || !shards.every((s) => s.ready || s.exited)) return;
     releasedAt = performance.now();
-    const ready = shards.filter((s) => s.ready).length;
-    for (const s of shards) if (s.child.connected) s.child.send({ type: 'go', ready });
+    readyAtRelease = shards.filter((s) => s.ready).length;
+    for (const s of shards) tell(s.child, { type: 'go' });
   };
   const allDone = () => shards.every((s) => s.flowsDone || s.exited);
   const sendPhase2 = () => {
@@ -213,10 +214,11 @@ async function runMode(mode) {
       const foreign = foreignOf(s.index, SHARDS)
         .map((j) => shards[j].sample)
         .filter(Boolean);
-      if (s.child.connected) s.child.send({ type: 'phase2', foreign });
+      tell(s.child, { type: 'phase2', foreign });
     }
   };
   const exits = [];
+  const env = shardEnv();
   for (let i = 0; i < SHARDS; i++) {
     const args = [
       '--index',
@@ -235,7 +237,7 @@ async function runMode(mode) {
       String(SHARD_NICE),
     ];
     for (const a of opt['sandbox-arg']) args.push(`--sandbox-arg=${a}`);
-    const child = fork(SHARD, args, { cwd: ROOT, env: shardEnv(), execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(SHARD, args, { cwd: ROOT, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     live.add(child);
     child.once('exit', () => live.delete(child));
     const s = {
@@ -262,9 +264,8 @@ async function runMode(mode) {
       } else if (msg.type === 'flows-done') {
         s.flowsDone = true;
         s.sample = msg.sample;
-        if (mode === 'per-shard') {
-          if (child.connected) child.send({ type: 'phase2', foreign: [] });
-        } else sendPhase2();
+        if (mode === 'per-shard') tell(child, { type: 'phase2', foreign: [] });
+        else sendPhase2();
       } else if (msg.type === 'result') s.result = msg.result;
       else if (msg.type === 'server-started') ownServers.add(msg.pid);
       else if (msg.type === 'server-stopped') ownServers.delete(msg.pid);
@@ -389,7 +390,7 @@ async function runMode(mode) {
     shard_niceness: unionOf(results.map((r) => r.niceness)),
     // Each shard's first request after the release: ms, each process's clock against this one's (±1 ms).
     first_request_after_release_ms: releasedAt === null ? null : spread(results.map((r) => r.first_request_epoch_ms - (performance.timeOrigin + releasedAt))),
-    released_with_ready: unionOf(results.map((r) => [r.released_with_ready])),
+    released_with_ready: readyAtRelease === null ? [] : [readyAtRelease],
     machine_cpu: {
       available_s: round((wallMs / 1000) * os.cpus().length, 1),
       busy_s: busy0 === null ? null : round(busy1 - busy0, 1),
@@ -446,6 +447,10 @@ function groupBy(xs, key) {
   for (const x of xs) (out[key(x)] ??= []).push(x);
   return out;
 }
+/** A message to a shard, unless its channel has closed (it died: its exit says the rest). */
+const tell = (child, msg) => {
+  if (child.connected) child.send(msg);
+};
 const sum = (xs) => xs.reduce((a, b) => a + (Number.isFinite(b) ? b : 0), 0);
 /** The values of several lists (nulls and missing lists left out), sorted and unique. */
 const unionOf = (lists) => [...new Set(lists.flatMap((l) => (Array.isArray(l) ? l : [])).filter((v) => v !== null && v !== undefined))].sort((a, b) => a - b);
