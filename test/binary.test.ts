@@ -233,7 +233,17 @@ test('wait: exit 0 once healthy; exit 1 after the timeout when nothing, or somet
     stderr: expect.stringContaining('SANDBOX_URL must be'),
   });
 
-  const other = createServer((socket) => socket.end('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\ncontent-length: 9\r\n\r\nnot here!'));
+  // Another program on the port: it reads the request before it answers (answering first and
+  // closing with the request unread makes the kernel reset the connection), and a reset from the
+  // client after the answer is not this test's failure.
+  const other = createServer((socket) => {
+    socket.on('error', () => {});
+    let head = '';
+    socket.on('data', (d) => {
+      head += d.toString('latin1');
+      if (head.includes('\r\n\r\n')) socket.end('HTTP/1.1 404 Not Found\r\ncontent-type: text/html\r\ncontent-length: 9\r\n\r\nnot here!');
+    });
+  });
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   const otherPort = (other.address() as { port: number }).port;
   // Not spawnSync: this process must go on answering as the other program.

@@ -124,7 +124,7 @@ describe('the Node-free recipe: the executable in the job, both gates, the log p
   }, 60_000);
 
   test('the port taken: the job fails at once with the sandbox log, not after 30 s of ECONNREFUSED', async () => {
-    const taken = createServer((s) => s.end()).listen(0, '127.0.0.1');
+    const taken = createServer((s) => s.on('error', () => {}).end()).listen(0, '127.0.0.1');
     await new Promise((resolve) => taken.once('listening', resolve));
     const port = (taken.address() as { port: number }).port;
     const started = Date.now();

@@ -347,7 +347,7 @@ describe('an upstream that does not answer', () => {
 
   test('a time-out (--timeout) is reported, not hidden', async () => {
     const sockets = new Set<Socket>();
-    const silent: NetServer = createNetServer((s) => sockets.add(s));
+    const silent: NetServer = createNetServer((s) => sockets.add(s.on('error', () => {})));
     await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
     const out = join(dir(), 'timeout.har');
     const rec = await startRecorder({
