@@ -8,6 +8,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
+import { setTimeout as delay } from 'node:timers/promises';
 
 /** The fixed suite of a shard: flow n is of kind FLOW_KINDS[n % FLOW_KINDS.length]. */
 export const FLOW_KINDS = [
@@ -236,6 +237,29 @@ export function cpuSeconds(pid) {
   }
 }
 
+/**
+ * A process's main thread (the event loop's), from /proc/<pid>/task/<pid>: the seconds it ran on a
+ * core, the seconds it could have run but waited for one (schedstat; null where the kernel keeps
+ * no schedstat), and how many times it was taken off a core while it could have run (nonvoluntary
+ * context switches); null when it cannot be read.
+ */
+export function mainThread(pid) {
+  const task = `/proc/${pid}/task/${pid}`;
+  try {
+    const field = statOf(`${task}/stat`);
+    const preempted = Number(/^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(readFileSync(`${task}/status`, 'utf8'))?.[1]);
+    let ran = (field(14) + field(15)) / ticksPerSecond();
+    let waited = null;
+    try {
+      const [runNs, waitNs] = readFileSync(`${task}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      if (Number.isFinite(runNs) && Number.isFinite(waitNs)) [ran, waited] = [runNs / 1e9, waitNs / 1e9];
+    } catch {}
+    return { cpu_s: ran, waited_s: waited, preempted: Number.isFinite(preempted) ? preempted : null };
+  } catch {
+    return null;
+  }
+}
+
 /** VmHWM (peak) and VmRSS of a process in KiB (/proc/<pid>/status), or nulls. */
 export function memoryKiB(pid) {
   try {
@@ -402,7 +426,7 @@ const CLOSED_IDLE = new Set(['ECONNRESET', 'EPIPE', 'EOF']);
  * its first attempt; a 429 is counted as expected or not.
  */
 export class Client {
-  constructor(base, { label = '', timeoutMs = 30_000, maxSockets = 8 } = {}) {
+  constructor(base, { label = '', timeoutMs = 30_000, maxSockets = 8, thinkMs = 0 } = {}) {
     const u = new URL(base);
     this.host = u.hostname;
     this.port = Number(u.port);
@@ -410,10 +434,16 @@ export class Client {
     this.label = label;
     this.timeoutMs = timeoutMs;
     this.maxSockets = maxSockets;
+    this.thinkMs = thinkMs;
     this.sockets = new Set();
     this.idle = [];
     this.queue = [];
+    // Each request's time goes with the shard's phase: 'flows' (the CI suite, what the targets are
+    // read on), 'warm-up' (before the start barrier) or 'audit' (the end-of-run checks).
+    this.phase = 'flows';
     this.samples = {};
+    this.warmSamples = {};
+    this.checkSamples = {};
     this.http429 = { expected: 0, unexpected: 0, examples: [] };
     this.requests = 0;
   }
@@ -499,6 +529,8 @@ export class Client {
     if (payload !== undefined) head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n`;
     head += '\r\n';
     const data = payload === undefined ? head : head + payload;
+    // A test's own work between its calls (--think-ms): before the request, outside its timing.
+    if (this.thinkMs > 0) await delay(this.thinkMs);
     const started = performance.now();
     let r;
     for (let attempt = 1; ; attempt++) {
@@ -510,7 +542,8 @@ export class Client {
     }
     const ms = performance.now() - started;
     this.requests += 1;
-    (this.samples[op] ??= []).push(Math.round(ms * 100) / 100);
+    const into = this.phase === 'audit' ? this.checkSamples : this.phase === 'warm-up' ? this.warmSamples : this.samples;
+    (into[op] ??= []).push(Math.round(ms * 100) / 100);
     if (r.error) return { status: 0, error: r.error, ms };
     if (r.status === 429) {
       if (expect429) this.http429.expected += 1;

@@ -32,6 +32,7 @@ import {
   memoryKiB,
   missingWebhooks,
   sandboxEnv,
+  signV2,
   stopChild,
   threadNiceness,
   verifyV2,
@@ -47,6 +48,8 @@ const { values: opt } = parseArgs({
     dir: { type: 'string' },
     flows: { type: 'string', default: '20' },
     nice: { type: 'string', default: '0' },
+    'think-ms': { type: 'string', default: '0' },
+    'no-warm-up': { type: 'boolean', default: false },
     'sandbox-arg': { type: 'string', multiple: true, default: [] },
   },
 });
@@ -71,6 +74,9 @@ const message = (type) =>
 
 // --- the webhook receiver (docs/webhooks.md: verify V2 on the raw body, then de-duplicate) -----
 
+const WARM_UP_HEADER = 'x-fleet-warm-up';
+const WARM_UP_SECRET = 'fleet-warm-up';
+
 class Receiver {
   constructor() {
     this.secret = '';
@@ -82,6 +88,16 @@ class Receiver {
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
+        if (req.headers[WARM_UP_HEADER] !== undefined) {
+          // The shard's own warm-up, before the barrier: the same reading, verification and
+          // parsing as a delivery's, with a secret of its own, and nothing recorded.
+          const ok = verifyV2(req.headers['x-sandbox-signature-v2'], raw, WARM_UP_SECRET);
+          try {
+            JSON.parse(raw.toString('utf8'));
+          } catch {}
+          res.writeHead(ok ? 204 : 401).end();
+          return;
+        }
         const verified = verifyV2(req.headers['x-sandbox-signature-v2'], raw, this.secret);
         const deliveryId = String(req.headers['x-sandbox-delivery-id'] ?? '');
         let tx = {};
@@ -109,6 +125,27 @@ class Receiver {
     this.server.listen(0, '127.0.0.1');
     await once(this.server, 'listening');
     return `http://127.0.0.1:${this.server.address().port}/hooks`;
+  }
+
+  /**
+   * Sends itself one signed delivery of a payout's shape (with a secret of the warm-up's own, and
+   * marked as the warm-up: not recorded), so that the first real delivery does not find its
+   * parsing, verification and answer cold, as a CI job's receiver is running before its tests.
+   */
+  async warmUp(url) {
+    const body = { event: 'payout.status', data: { transaction: { ref_id: 0, client_ref_id: 'warm-up', status: 'Success' } } };
+    const u = new URL(url);
+    const c = new Client(u.origin, { label: `shard ${INDEX} receiver` });
+    c.phase = 'warm-up';
+    try {
+      const r = await c.request('receiver', 'POST', u.pathname, {
+        headers: { 'x-sandbox-signature-v2': signV2(JSON.stringify(body), WARM_UP_SECRET), [WARM_UP_HEADER]: '1' },
+        body,
+      });
+      check(r.status === 204, `the receiver's warm-up: ${brief(r)}`);
+    } finally {
+      c.destroy();
+    }
   }
 
   has(refId, status) {
@@ -712,7 +749,8 @@ async function main() {
     if (opt.mode === 'per-shard') {
       own = await startOwnSandbox();
     }
-    client = new Client(own ? own.base : opt.base, { label: `shard ${INDEX}` });
+    client = new Client(own ? own.base : opt.base, { label: `shard ${INDEX}`, thinkMs: Number(opt['think-ms']) });
+    result.think_ms = client.thinkMs;
     const m = new Merchant(client, receiver);
     merchant = m;
     const webhookUrl = await receiver.listen();
@@ -720,6 +758,17 @@ async function main() {
     // which keeps its niceness. What the system refuses stays as it is; the results say.
     yieldCpu(Number(opt.nice));
     result.niceness = threadNiceness();
+    // Warm, as a CI job is before its tests: it has waited for the sandbox's health, and its
+    // receiver is running. The shard asks for the health once and sends its receiver one delivery
+    // of its own, before the barrier, so that its first timed request and the first delivery do
+    // not find its own code cold (timed apart, as the warm-up).
+    if (!opt['no-warm-up']) {
+      client.phase = 'warm-up';
+      const health = await client.request('health', 'GET', '/__sandbox/health');
+      check(health.status === 200 && health.json?.ok === true, `the sandbox's health: ${brief(health)}`);
+      await receiver.warmUp(webhookUrl);
+      client.phase = 'flows';
+    }
     // Ready: wait for the whole fleet to be (the orchestrator's go), so that no shard's requests
     // are timed while other shards' processes are still starting on the same two cores.
     mark('ready');
@@ -778,6 +827,7 @@ async function main() {
     });
     const { foreign } = await phase2;
     mark('phase2');
+    client.phase = 'audit'; // the audit's requests, timed apart from the flows'
 
     // Phase 2: exhaustive isolation checks of this merchant, then other shards' ids with our credentials.
     const listedPayouts = await m.listAll('payouts', `/merchants/${m.id}/payouts`, 'payouts');
@@ -838,7 +888,14 @@ async function main() {
   const cpu = process.cpuUsage();
   result.cpu_s = (cpu.user + cpu.system) / 1e6;
   result.webhooks = { received: receiver.got.length, unverified: receiver.got.filter((w) => !w.verified).length };
-  if (client) Object.assign(result, { samples: client.samples, http429: client.http429, requests: client.requests });
+  if (client)
+    Object.assign(result, {
+      samples: client.samples,
+      warm_samples: client.warmSamples,
+      check_samples: client.checkSamples,
+      http429: client.http429,
+      requests: client.requests,
+    });
   result.notes = merchant?.notes ?? [];
   if (own) {
     const mem = memoryKiB(own.child.pid);
