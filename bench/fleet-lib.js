@@ -239,22 +239,23 @@ export function cpuSeconds(pid) {
 
 /**
  * A process's main thread (the event loop's), from /proc/<pid>/task/<pid>: the seconds it ran on a
- * core, the seconds it could have run but waited for one (schedstat; null where the kernel keeps
- * no schedstat), and how many times it was taken off a core while it could have run (nonvoluntary
- * context switches); null when it cannot be read.
+ * core and the seconds it could have run but waited for one (`schedstat`, nanoseconds), and how
+ * many times it was taken off a core while it could have run (nonvoluntary context switches).
+ * Where the kernel keeps no schedstat, the seconds on a core come from `stat` (clock ticks) and
+ * the wait is null; `source` says which, so that two readings are compared only alike. Null when
+ * the thread cannot be read.
  */
 export function mainThread(pid) {
   const task = `/proc/${pid}/task/${pid}`;
   try {
-    const field = statOf(`${task}/stat`);
     const preempted = Number(/^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(readFileSync(`${task}/status`, 'utf8'))?.[1]);
-    let ran = (field(14) + field(15)) / ticksPerSecond();
-    let waited = null;
+    const reading = { preempted: Number.isFinite(preempted) ? preempted : null };
     try {
       const [runNs, waitNs] = readFileSync(`${task}/schedstat`, 'utf8').trim().split(' ').map(Number);
-      if (Number.isFinite(runNs) && Number.isFinite(waitNs)) [ran, waited] = [runNs / 1e9, waitNs / 1e9];
+      if (Number.isFinite(runNs) && Number.isFinite(waitNs)) return { source: 'schedstat', cpu_s: runNs / 1e9, waited_for_core_s: waitNs / 1e9, ...reading };
     } catch {}
-    return { cpu_s: ran, waited_s: waited, preempted: Number.isFinite(preempted) ? preempted : null };
+    const field = statOf(`${task}/stat`);
+    return { source: 'stat', cpu_s: (field(14) + field(15)) / ticksPerSecond(), waited_for_core_s: null, ...reading };
   } catch {
     return null;
   }
@@ -442,8 +443,8 @@ export class Client {
     // read on), 'warm-up' (before the start barrier) or 'audit' (the end-of-run checks).
     this.phase = 'flows';
     this.samples = {};
-    this.warmSamples = {};
-    this.checkSamples = {};
+    this.warmUpSamples = {};
+    this.auditSamples = {};
     this.http429 = { expected: 0, unexpected: 0, examples: [] };
     this.requests = 0;
   }
@@ -529,6 +530,8 @@ export class Client {
     if (payload !== undefined) head += `content-type: application/json\r\ncontent-length: ${Buffer.byteLength(payload)}\r\n`;
     head += '\r\n';
     const data = payload === undefined ? head : head + payload;
+    // The phase the request is made in (not the one it ends in) decides where its time goes.
+    const into = this.phase === 'audit' ? this.auditSamples : this.phase === 'warm-up' ? this.warmUpSamples : this.samples;
     // A test's own work between its calls (--think-ms): before the request, outside its timing.
     if (this.thinkMs > 0) await delay(this.thinkMs);
     const started = performance.now();
@@ -542,7 +545,6 @@ export class Client {
     }
     const ms = performance.now() - started;
     this.requests += 1;
-    const into = this.phase === 'audit' ? this.checkSamples : this.phase === 'warm-up' ? this.warmSamples : this.samples;
     (into[op] ??= []).push(Math.round(ms * 100) / 100);
     if (r.error) return { status: 0, error: r.error, ms };
     if (r.status === 429) {
@@ -560,8 +562,11 @@ export class Client {
     return { status: r.status, headers: r.headers, json, text, ms };
   }
 
+  /** Closes every connection now; the next request opens a new one (after the warm-up: the flows' first request is timed with its connect, as a test client's is). */
   destroy() {
     for (const s of this.sockets) s.destroy();
+    this.sockets.clear();
+    this.idle = [];
   }
 }
 

@@ -80,6 +80,7 @@ const WARM_UP_SECRET = 'fleet-warm-up';
 class Receiver {
   constructor() {
     this.secret = '';
+    this.warming = false;
     this.byDelivery = new Map();
     this.got = [];
     this.waiters = new Set();
@@ -88,9 +89,9 @@ class Receiver {
       req.on('data', (c) => chunks.push(c));
       req.on('end', () => {
         const raw = Buffer.concat(chunks);
-        if (req.headers[WARM_UP_HEADER] !== undefined) {
-          // The shard's own warm-up, before the barrier: the same reading, verification and
-          // parsing as a delivery's, with a secret of its own, and nothing recorded.
+        if (this.warming && req.headers[WARM_UP_HEADER] !== undefined) {
+          // The shard's own warm-up, before the barrier (only then): the same reading,
+          // verification and parsing as a delivery's, with a secret of its own, nothing recorded.
           const ok = verifyV2(req.headers['x-sandbox-signature-v2'], raw, WARM_UP_SECRET);
           try {
             JSON.parse(raw.toString('utf8'));
@@ -136,14 +137,16 @@ class Receiver {
     const body = { event: 'payout.status', data: { transaction: { ref_id: 0, client_ref_id: 'warm-up', status: 'Success' } } };
     const u = new URL(url);
     const c = new Client(u.origin, { label: `shard ${INDEX} receiver` });
-    c.phase = 'warm-up';
+    this.warming = true;
     try {
       const r = await c.request('receiver', 'POST', u.pathname, {
         headers: { 'x-sandbox-signature-v2': signV2(JSON.stringify(body), WARM_UP_SECRET), [WARM_UP_HEADER]: '1' },
         body,
       });
       check(r.status === 204, `the receiver's warm-up: ${brief(r)}`);
+      return r.ms;
     } finally {
+      this.warming = false;
       c.destroy();
     }
   }
@@ -766,7 +769,11 @@ async function main() {
       client.phase = 'warm-up';
       const health = await client.request('health', 'GET', '/__sandbox/health');
       check(health.status === 200 && health.json?.ok === true, `the sandbox's health: ${brief(health)}`);
-      await receiver.warmUp(webhookUrl);
+      const receiverMs = await receiver.warmUp(webhookUrl);
+      (client.warmUpSamples.receiver ??= []).push(Math.round(receiverMs * 100) / 100);
+      // A test client opens its own connection after the wait: the flows' first request is timed
+      // with its connect, and no connection idles past the sandbox's keep-alive until the go.
+      client.destroy();
       client.phase = 'flows';
     }
     // Ready: wait for the whole fleet to be (the orchestrator's go), so that no shard's requests
@@ -891,8 +898,8 @@ async function main() {
   if (client)
     Object.assign(result, {
       samples: client.samples,
-      warm_samples: client.warmSamples,
-      check_samples: client.checkSamples,
+      warm_up_samples: client.warmUpSamples,
+      audit_samples: client.auditSamples,
       http429: client.http429,
       requests: client.requests,
     });

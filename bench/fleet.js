@@ -125,8 +125,8 @@ if (!Number.isInteger(SHARD_NICE) || SHARD_NICE < 0 || SHARD_NICE > 19) {
   console.error('--shard-nice must be a whole number from 0 to 19');
   process.exit(2);
 }
-if (!Number.isInteger(THINK_MS) || THINK_MS < 0 || THINK_MS > 10_000) {
-  console.error('--think-ms must be a whole number of milliseconds from 0 to 10000');
+if (!Number.isInteger(THINK_MS) || THINK_MS < 0 || THINK_MS > 1000) {
+  console.error('--think-ms must be a whole number of milliseconds from 0 to 1000');
   process.exit(2);
 }
 if (!MODES.every((m) => m === 'shared' || m === 'per-shard')) {
@@ -143,10 +143,10 @@ if (!MODES.every((m) => m === 'shared' || m === 'per-shard')) {
 function loopThread(server, releasedAt) {
   const a = server.loopAtRelease;
   const b = server.loopAtFlowsDone;
-  if (!a || !b || releasedAt === null || server.flowsDoneAt === undefined) return null;
+  if (!a || !b || a.source !== b.source || releasedAt === null || server.flowsDoneAt === undefined) return null;
   const wallS = (server.flowsDoneAt - releasedAt) / 1000;
   const ran = b.cpu_s - a.cpu_s;
-  const waited = a.waited_s === null || b.waited_s === null ? null : b.waited_s - a.waited_s;
+  const waited = a.waited_for_core_s === null ? null : b.waited_for_core_s - a.waited_for_core_s;
   return {
     window: 'from the release to the last shard done with its flows',
     wall_s: round(wallS, 2),
@@ -154,6 +154,7 @@ function loopThread(server, releasedAt) {
     waited_for_core_s: waited === null ? null : round(waited, 2),
     idle_s: waited === null ? null : round(Math.max(0, wallS - ran - waited), 2),
     preempted: a.preempted === null || b.preempted === null ? null : b.preempted - a.preempted,
+    source: a.source,
   };
 }
 
@@ -431,8 +432,8 @@ async function runMode(mode) {
       by_kind: byKind,
     },
     ops: summarizeLatencies(results.map((r) => r.samples ?? {})),
-    warm_up_ops: summarizeLatencies(results.map((r) => r.warm_samples ?? {})),
-    check_ops: summarizeLatencies(results.map((r) => r.check_samples ?? {})),
+    warm_up_ops: summarizeLatencies(results.map((r) => r.warm_up_samples ?? {})),
+    audit_ops: summarizeLatencies(results.map((r) => r.audit_samples ?? {})),
     server: serverSummary,
     shard_timeline_ms: shardTimeline,
     released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
@@ -458,9 +459,9 @@ async function runMode(mode) {
     // its receiver listening), then the merchant and the flows with their webhooks, then the checks.
     shard_cpu_split_s: {
       start_up: round(sum(results.map((r) => r.cpu_ms?.main ?? 0)) / 1000, 2),
-      until_go: round(sum(results.map((r) => (r.cpu_ms?.go ?? r.cpu_ms?.main ?? 0) - (r.cpu_ms?.main ?? 0))) / 1000, 2),
-      flows: round(sum(results.map((r) => (r.cpu_ms?.flows_and_webhooks ?? 0) - (r.cpu_ms?.go ?? r.cpu_ms?.main ?? 0))) / 1000, 2),
-      checks: round(sum(results.map((r) => (r.cpu_ms?.end ?? 0) - (r.cpu_ms?.flows_and_webhooks ?? 0))) / 1000, 2),
+      until_go: cpuBetween(results, 'main', 'go'),
+      flows: cpuBetween(results, 'go', 'flows_and_webhooks'),
+      checks: cpuBetween(results, 'flows_and_webhooks', 'end'),
     },
     http_429: {
       expected: sum(results.map((r) => r.http429?.expected ?? 0)),
@@ -547,8 +548,21 @@ function targets(results) {
       by: over(o.p99, TARGET_P99_MS, 'ms'),
     });
   }
+  // Not a target: the audit's burst is the benchmark's own, but it is load on the sandbox all the same.
+  const audit = Object.entries(shared.audit_ops ?? {}).sort((a, b) => b[1].p99 - a[1].p99)[0];
+  if (audit)
+    out.push({
+      name: 'shared: the end-of-run audit (not a target: every shard at once)',
+      value: `${audit[0]} ${audit[1].p99} ms (the highest p99)`,
+      met: null,
+      by: null,
+    });
   return out;
 }
+
+/** The shards' CPU seconds between two of their marks, summed over the shards that reached both. */
+const cpuBetween = (results, from, to) =>
+  round(sum(results.map((r) => (r.cpu_ms?.[from] !== undefined && r.cpu_ms?.[to] !== undefined ? r.cpu_ms[to] - r.cpu_ms[from] : 0))) / 1000, 2);
 
 const pct = (part, whole) => (part === null || !whole ? '?' : `${Math.round((100 * part) / whole)} %`);
 
@@ -609,7 +623,7 @@ function print(results) {
     // The audit after the flows: every shard at once lists its merchant's world and asks for other
     // shards' ids. The benchmark's own check, not a CI shard's suite: timed apart.
     if (Object.keys(r.warm_up_ops ?? {}).length > 0) table('warm-up (before the go)', r.warm_up_ops);
-    if (Object.keys(r.check_ops ?? {}).length > 0) table('end-of-run checks (audit)', r.check_ops);
+    if (Object.keys(r.audit_ops ?? {}).length > 0) table('end-of-run checks (audit)', r.audit_ops);
     for (const n of r.notes) {
       const e = n.examples[0];
       if (n.kind === 'retry-after-below-clock-window')
@@ -627,7 +641,7 @@ function print(results) {
   for (const i of results.invariants) L(`  ${i.passed ? 'ok  ' : 'FAIL'} ${i.name}: ${i.detail}`);
   if (results.targets.length) {
     L('targets (printed, not asserted):');
-    for (const t of results.targets) L(`  ${t.met ? 'met   ' : 'missed'} ${t.name}: ${t.value}${t.by ? `, ${t.by}` : ''}`);
+    for (const t of results.targets) L(`  ${t.met === null ? 'info  ' : t.met ? 'met   ' : 'missed'} ${t.name}: ${t.value}${t.by ? `, ${t.by}` : ''}`);
   }
 }
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +40,7 @@ interface ModeResult {
   shards: { total: number; finished: number; failures: string[] };
   flows: { expected: number; total: number; green: number; red: unknown[]; by_kind: Record<string, { green: number; total: number }> };
   ops: Record<string, Op>;
-  check_ops: Record<string, Op>;
+  audit_ops: Record<string, Op>;
   http_429: { expected: number; unexpected: number };
   cross_talk: { count: number; checked_shards: number; probes_of_other_shards_ids: number };
   webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
@@ -50,7 +50,15 @@ interface ModeResult {
     clean_exits: number;
     cpu_s_during_run: number;
     peak_rss_mib: { max: number };
-    event_loop_thread?: { window: string; wall_s: number; cpu_s: number; waited_for_core_s: number | null; idle_s: number | null; preempted: number } | null;
+    event_loop_thread?: {
+      window: string;
+      wall_s: number;
+      cpu_s: number;
+      waited_for_core_s: number | null;
+      idle_s: number | null;
+      preempted: number;
+      source: string;
+    } | null;
   };
   wall_ms: number;
   released_after_first_spawn_ms: number;
@@ -158,8 +166,8 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     // timed apart from the flows: its lists are not among the flows' operations.
     const audit = ['control_payouts', 'control_beneficiaries', 'control_verifications', 'control_webhooks'];
     if (mode === 'shared') audit.push('status', 'beneficiary_get', 'verification_get');
-    expect(Object.keys(r.check_ops).sort()).toEqual(audit.sort());
-    expect(r.check_ops.control_webhooks.count).toBe(4);
+    expect(Object.keys(r.audit_ops).sort()).toEqual(audit.sort());
+    expect(r.audit_ops.control_webhooks.count).toBe(4);
     expect(Object.keys(r.ops)).not.toContain('control_webhooks');
     for (const [op, o] of Object.entries(r.ops)) expect({ op, ordered: o.count > 0 && o.p50 <= o.p99 && o.p99 <= o.max }).toEqual({ op, ordered: true });
     expect(r.server.processes).toBe(mode === 'shared' ? 1 : 4);
@@ -182,17 +190,24 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     // its CPU within the wall time (clock ticks of 10 ms aside); none for executables of their own.
     const lt = r.server.event_loop_thread;
     if (mode === 'shared') {
+      // schedstat where the kernel keeps it (the wait for a core), else clock ticks and no wait.
+      const schedstat = existsSync('/proc/self/schedstat');
       expect(lt).toEqual({
         window: 'from the release to the last shard done with its flows',
         wall_s: expect.any(Number),
         cpu_s: expect.any(Number),
-        waited_for_core_s: expect.any(Number),
-        idle_s: expect.any(Number),
+        waited_for_core_s: schedstat ? expect.any(Number) : null,
+        idle_s: schedstat ? expect.any(Number) : null,
         preempted: expect.any(Number),
+        source: schedstat ? 'schedstat' : 'stat',
       });
-      // On a core, waiting for one, or idle: the three make the window (rounding aside).
-      const parts = lt ? lt.cpu_s + (lt.waited_for_core_s ?? 0) + (lt.idle_s ?? 0) : 0;
-      expect(lt && lt.cpu_s > 0 && Math.abs(parts - lt.wall_s) <= 0.03 && lt.preempted >= 0).toBe(true);
+      if (!lt) throw new Error('no event loop reading');
+      // The main thread's CPU is part of the process's, and it cannot have run and waited for
+      // longer than the window (rounding aside).
+      expect(lt.cpu_s).toBeGreaterThan(0);
+      expect(lt.cpu_s).toBeLessThanOrEqual(r.server.cpu_s_during_run + 0.02);
+      expect(lt.cpu_s + (lt.waited_for_core_s ?? 0)).toBeLessThanOrEqual(lt.wall_s + 0.05);
+      expect(lt.preempted).toBeGreaterThanOrEqual(0);
     } else expect(lt).toBeUndefined();
     // The shards' CPU split into start-up, flows and checks: every part measured, together the whole (rounding aside).
     const split = r.shard_cpu_split_s;
@@ -201,8 +216,8 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     // Warm before the go, as a CI job is: each shard asked for the sandbox's health once (timed
     // apart from the flows), and its receiver's own warm-up delivery was not taken for a webhook
     // (it would be one not verified with the merchant's secret, above).
-    expect(Object.keys(r.warm_up_ops)).toEqual(['health']);
-    expect(r.warm_up_ops.health.count).toBe(4);
+    expect(Object.keys(r.warm_up_ops).sort()).toEqual(['health', 'receiver']);
+    expect([r.warm_up_ops.health.count, r.warm_up_ops.receiver.count]).toEqual([4, 4]);
     expect(Object.keys(r.ops)).not.toContain('health');
   });
 
@@ -513,6 +528,28 @@ describe("the shards' HTTP client, against a server that misbehaves on purpose",
     );
   });
 
+  test('destroy() closes every connection at once: the next request opens a new one; a request is filed under the phase it was made in', async () => {
+    await withServer(
+      (socket) => setImmediate(() => socket.write(ok())),
+      async (base, seen) => {
+        const c = new Client(base);
+        c.phase = 'warm-up';
+        expect((await c.request('health', 'GET', '/h')).status).toBe(200);
+        c.destroy();
+        c.phase = 'flows';
+        expect((await c.request('status', 'GET', '/s')).status).toBe(200);
+        expect(seen.connections).toBe(2);
+        // Made in the flows, answered after the switch to the audit: the flows' time.
+        const inFlight = c.request('status', 'GET', '/s');
+        c.phase = 'audit';
+        await inFlight;
+        await c.request('status', 'GET', '/s');
+        expect([c.warmUpSamples.health?.length, c.samples.status?.length, c.auditSamples.status?.length]).toEqual([1, 2, 1]);
+        c.destroy();
+      },
+    );
+  });
+
   test('thinkMs: a pause before each request, outside its timing', async () => {
     const arrived: number[] = [];
     await withServer(
@@ -576,11 +613,11 @@ describe('bench/fleet.js options', () => {
     expect(zero).toMatchObject({ code: 2, err: '--shards must be a whole number, at least 1\n' });
     const nice = await run(['--shard-nice', '20']);
     expect(nice).toMatchObject({ code: 2, err: '--shard-nice must be a whole number from 0 to 19\n' });
-    for (const think of ['-1', '1.5', '10001', 'soon']) {
+    for (const think of ['-1', '1.5', '1001', 'soon']) {
       expect({ think, ...(await run([`--think-ms=${think}`])) }).toMatchObject({
         think,
         code: 2,
-        err: '--think-ms must be a whole number of milliseconds from 0 to 10000\n',
+        err: '--think-ms must be a whole number of milliseconds from 0 to 1000\n',
       });
     }
   });
