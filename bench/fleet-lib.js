@@ -227,11 +227,16 @@ function statOf(path) {
   return (n) => Number(fields[n - 3]);
 }
 
+/** utime + stime in seconds from a process's or a thread's stat file (throws when it cannot be read). */
+function statCpuSeconds(path) {
+  const field = statOf(path);
+  return (field(14) + field(15)) / ticksPerSecond(); // utime, stime
+}
+
 /** utime + stime of a process in seconds (/proc/<pid>/stat), or null when it cannot be read. */
 export function cpuSeconds(pid) {
   try {
-    const field = statOf(`/proc/${pid}/stat`);
-    return (field(14) + field(15)) / ticksPerSecond(); // utime, stime
+    return statCpuSeconds(`/proc/${pid}/stat`);
   } catch {
     return null;
   }
@@ -254,8 +259,7 @@ export function mainThread(pid) {
       const [runNs, waitNs] = readFileSync(`${task}/schedstat`, 'utf8').trim().split(' ').map(Number);
       if (Number.isFinite(runNs) && Number.isFinite(waitNs)) return { source: 'schedstat', cpu_s: runNs / 1e9, waited_for_core_s: waitNs / 1e9, ...reading };
     } catch {}
-    const field = statOf(`${task}/stat`);
-    return { source: 'stat', cpu_s: (field(14) + field(15)) / ticksPerSecond(), waited_for_core_s: null, ...reading };
+    return { source: 'stat', cpu_s: statCpuSeconds(`${task}/stat`), waited_for_core_s: null, ...reading };
   } catch {
     return null;
   }

@@ -110,24 +110,19 @@ const SHARD_NICE = Number(opt['shard-nice']);
 const THINK_MS = Number(opt['think-ms']);
 const WARM_UP = !opt['no-warm-up'];
 const MODES = opt.mode === 'both' ? ['shared', 'per-shard'] : [opt.mode];
-for (const [name, v, min] of [
+// Each whole-number option: its least value, and its greatest where it has one (then the message names the range).
+for (const [name, v, min, max, unit = ''] of [
   ['--shards', SHARDS, 1],
   ['--flows', FLOWS, 1],
   ['--foreign', FOREIGN, 0],
   ['--timeout', TIMEOUT_MS, 1000],
+  ['--shard-nice', SHARD_NICE, 0, 19],
+  ['--think-ms', THINK_MS, 0, 1000, ' of milliseconds'],
 ]) {
-  if (!Number.isInteger(v) || v < min) {
-    console.error(`${name} must be a whole number, at least ${min}`);
+  if (!Number.isInteger(v) || v < min || (max !== undefined && v > max)) {
+    console.error(max === undefined ? `${name} must be a whole number, at least ${min}` : `${name} must be a whole number${unit} from ${min} to ${max}`);
     process.exit(2);
   }
-}
-if (!Number.isInteger(SHARD_NICE) || SHARD_NICE < 0 || SHARD_NICE > 19) {
-  console.error('--shard-nice must be a whole number from 0 to 19');
-  process.exit(2);
-}
-if (!Number.isInteger(THINK_MS) || THINK_MS < 0 || THINK_MS > 1000) {
-  console.error('--think-ms must be a whole number of milliseconds from 0 to 1000');
-  process.exit(2);
 }
 if (!MODES.every((m) => m === 'shared' || m === 'per-shard')) {
   console.error(`--mode must be shared, per-shard or both\n${USAGE}`);
@@ -620,9 +615,9 @@ function print(results) {
       }
     };
     table('operation (the flows)', r.ops);
+    if (Object.keys(r.warm_up_ops ?? {}).length > 0) table('warm-up (before the go)', r.warm_up_ops);
     // The audit after the flows: every shard at once lists its merchant's world and asks for other
     // shards' ids. The benchmark's own check, not a CI shard's suite: timed apart.
-    if (Object.keys(r.warm_up_ops ?? {}).length > 0) table('warm-up (before the go)', r.warm_up_ops);
     if (Object.keys(r.audit_ops ?? {}).length > 0) table('end-of-run checks (audit)', r.audit_ops);
     for (const n of r.notes) {
       const e = n.examples[0];
