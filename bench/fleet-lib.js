@@ -177,17 +177,27 @@ export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
 }
 
+/** `[ms…]` → `{ count, p50, p99, max }` (null percentiles when empty). */
+function latencySummary(ms) {
+  const s = ms.sort((a, b) => a - b);
+  const r2 = (x) => (x === null || x === undefined ? null : Math.round(x * 100) / 100);
+  return { count: s.length, p50: r2(percentile(s, 50)), p99: r2(percentile(s, 99)), max: r2(s[s.length - 1]) };
+}
+
 /** `{ op: [ms…] }` merged over shards → `{ op: { count, p50, p99, max } }`, ops sorted by name. */
 export function summarizeLatencies(perShard) {
   const all = {};
   for (const samples of perShard) for (const [op, ms] of Object.entries(samples)) (all[op] ??= []).push(...ms);
   const out = {};
-  for (const op of Object.keys(all).sort()) {
-    const s = all[op].sort((a, b) => a - b);
-    const r2 = (x) => Math.round(x * 100) / 100;
-    out[op] = { count: s.length, p50: r2(percentile(s, 50)), p99: r2(percentile(s, 99)), max: r2(s[s.length - 1]) };
-  }
+  for (const op of Object.keys(all).sort()) out[op] = latencySummary(all[op]);
   return out;
+}
+
+/** `{ op: [ms…] }` of every shard, every operation but those `leftOut` says, as one `{ count, p50, p99, max }`. */
+export function pooledLatency(perShard, leftOut = () => false) {
+  const all = [];
+  for (const samples of perShard) for (const [op, ms] of Object.entries(samples)) if (!leftOut(op)) all.push(...ms);
+  return latencySummary(all);
 }
 
 // --- /proc ------------------------------------------------------------------------------------
@@ -428,7 +438,9 @@ const CLOSED_IDLE = new Set(['ECONNRESET', 'EPIPE', 'EOF']);
  * sandbox it measures: like autocannon, it writes its requests and reads the answers itself (a
  * request line and headers, a Content-Length or chunked body), over at most `maxSockets`
  * kept-alive connections. Every request is timed by operation (`samples`), a retried GET from
- * its first attempt; a 429 is counted as expected or not.
+ * its first attempt; a 429 is counted as expected or not. The flows' requests are also filed by
+ * the connection their answer came on (`byConnection`): a new one (its connect, and its wait to
+ * be accepted, in the time) or one kept alive.
  */
 export class Client {
   constructor(base, { label = '', timeoutMs = 30_000, maxSockets = 8, thinkMs = 0 } = {}) {
@@ -449,6 +461,7 @@ export class Client {
     this.samples = {};
     this.warmUpSamples = {};
     this.auditSamples = {};
+    this.byConnection = { new: {}, kept_alive: {} };
     this.http429 = { expected: 0, unexpected: 0, examples: [] };
     this.requests = 0;
   }
@@ -540,8 +553,10 @@ export class Client {
     if (this.thinkMs > 0) await delay(this.thinkMs);
     const started = performance.now();
     let r;
+    let onNew = false;
     for (let attempt = 1; ; attempt++) {
       const { s, reused } = await this.connection();
+      onNew = !reused;
       r = await this.exchange(s, data);
       this.release(s, r.close);
       // A kept-alive connection the server closed while idle: a GET is safe to send once more.
@@ -549,7 +564,9 @@ export class Client {
     }
     const ms = performance.now() - started;
     this.requests += 1;
-    (into[op] ??= []).push(Math.round(ms * 100) / 100);
+    const rounded = Math.round(ms * 100) / 100;
+    (into[op] ??= []).push(rounded);
+    if (into === this.samples) (this.byConnection[onNew ? 'new' : 'kept_alive'][op] ??= []).push(rounded);
     if (r.error) return { status: 0, error: r.error, ms };
     if (r.status === 429) {
       if (expect429) this.http429.expected += 1;

@@ -901,6 +901,7 @@ async function main() {
       samples: client.samples,
       warm_up_samples: client.warmUpSamples,
       audit_samples: client.auditSamples,
+      samples_by_connection: client.byConnection,
       http429: client.http429,
       requests: client.requests,
     });

@@ -54,6 +54,7 @@ import {
   machineBusySeconds,
   mainThread,
   memoryKiB,
+  pooledLatency,
   sandboxEnv,
   settled,
   shardEnv,
@@ -429,6 +430,21 @@ async function runMode(mode) {
     ops: summarizeLatencies(results.map((r) => r.samples ?? {})),
     warm_up_ops: summarizeLatencies(results.map((r) => r.warm_up_samples ?? {})),
     audit_ops: summarizeLatencies(results.map((r) => r.audit_samples ?? {})),
+    // The flows' requests again, by the connection each answer came on (a new one pays its connect
+    // and its wait to be accepted: a Node server accepts one connection per turn of its loop).
+    ops_by_connection: {
+      new: summarizeLatencies(results.map((r) => r.samples_by_connection?.new ?? {})),
+      kept_alive: summarizeLatencies(results.map((r) => r.samples_by_connection?.kept_alive ?? {})),
+      // Every operation of the flows together, the held answer left out (as the targets leave it).
+      all_new: pooledLatency(
+        results.map((r) => r.samples_by_connection?.new ?? {}),
+        (op) => isHeldOp(op),
+      ),
+      all_kept_alive: pooledLatency(
+        results.map((r) => r.samples_by_connection?.kept_alive ?? {}),
+        (op) => isHeldOp(op),
+      ),
+    },
     server: serverSummary,
     shard_timeline_ms: shardTimeline,
     released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
@@ -552,6 +568,15 @@ function targets(results) {
       met: null,
       by: null,
     });
+  // Not a target: what a new connection adds (a Node server accepts one per turn of its loop).
+  const bc = shared.ops_by_connection;
+  if (bc && bc.all_new.count > 0)
+    out.push({
+      name: "shared: the flows' requests by connection (not a target: each is among the operations above)",
+      value: `p99 ${bc.all_new.p99} ms on a new connection (${bc.all_new.count}), ${bc.all_kept_alive.p99} ms on a kept-alive one (${bc.all_kept_alive.count})`,
+      met: null,
+      by: null,
+    });
   return out;
 }
 
@@ -615,6 +640,13 @@ function print(results) {
       }
     };
     table('operation (the flows)', r.ops);
+    const bc = r.ops_by_connection;
+    if (bc && bc.all_new.count > 0) {
+      L(
+        `  by connection  the flows' requests on a new connection: ${bc.all_new.count}, p50 ${bc.all_new.p50} ms, p99 ${bc.all_new.p99} ms (its connect and its wait to be accepted included); on a kept-alive one: ${bc.all_kept_alive.count}, p50 ${bc.all_kept_alive.p50} ms, p99 ${bc.all_kept_alive.p99} ms (the held answer left out of both)`,
+      );
+      table('on a new connection', bc.new);
+    }
     if (Object.keys(r.warm_up_ops ?? {}).length > 0) table('warm-up (before the go)', r.warm_up_ops);
     // The audit after the flows: every shard at once lists its merchant's world and asks for other
     // shards' ids. The benchmark's own check, not a CI shard's suite: timed apart.

@@ -70,6 +70,7 @@ interface ModeResult {
   shard_cpu_s: number;
   shard_cpu_split_s: { start_up: number; until_go: number; flows: number; checks: number };
   warm_up_ops: Record<string, Op>;
+  ops_by_connection: { new: Record<string, Op>; kept_alive: Record<string, Op>; all_new: Op; all_kept_alive: Op };
 }
 
 let fleet: { code: number | null; output: string; results: { modes: Record<string, ModeResult>; [k: string]: unknown } };
@@ -219,6 +220,15 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     expect(Object.keys(r.warm_up_ops).sort()).toEqual(['health', 'receiver']);
     expect([r.warm_up_ops.health.count, r.warm_up_ops.receiver.count]).toEqual([4, 4]);
     expect(Object.keys(r.ops)).not.toContain('health');
+    // Every request of the flows is filed once more by the connection its answer came on: the
+    // merchant's creation, after the warm-up closed its connections, on a new one in every shard.
+    const bc = r.ops_by_connection;
+    for (const [op, o] of Object.entries(r.ops))
+      expect({ op, count: (bc.new[op]?.count ?? 0) + (bc.kept_alive[op]?.count ?? 0) }).toEqual({ op, count: o.count });
+    expect(bc.new.control_merchant_create?.count).toBe(4);
+    const held = Object.keys(r.ops).filter((op) => op.endsWith('_held'));
+    const sumOf = (ops: Record<string, Op>) => Object.entries(ops).reduce((n, [op, o]) => n + (held.includes(op) ? 0 : o.count), 0);
+    expect([bc.all_new.count, bc.all_kept_alive.count]).toEqual([sumOf(bc.new), sumOf(bc.kept_alive)]);
   });
 
   test('the machine, the date, the commit and the command are in the results; every invariant held', () => {
@@ -450,6 +460,9 @@ describe("the shards' HTTP client, against a server that misbehaves on purpose",
         expect(answers[0].headers['content-type']).toBe('application/json');
         expect(seen.connections).toBe(2);
         expect(c.samples.status).toHaveLength(4);
+        // Filed again by connection: the first and the one after Connection: close on new ones.
+        expect([c.byConnection.new.status, c.byConnection.kept_alive.status].map((x) => x?.length)).toEqual([2, 2]);
+        expect([...c.byConnection.new.status, ...c.byConnection.kept_alive.status].sort()).toEqual([...c.samples.status].sort());
         c.destroy();
       },
     );
@@ -473,6 +486,8 @@ describe("the shards' HTTP client, against a server that misbehaves on purpose",
         const post = await c.request('initialize', 'POST', '/p', { body: { a: 1 } });
         expect({ status: post.status, error: post.error, requests: seen.requests }).toEqual({ status: 0, error: 'EOF', requests: 4 });
         expect(c.samples.status).toHaveLength(2); // the retried GET counted once, timed from its first attempt
+        // Filed by the connection its answer came on: the retried GET's is a new one.
+        expect([c.byConnection.new.status?.length, c.byConnection.kept_alive.status]).toEqual([2, undefined]);
         c.destroy();
       },
     );
@@ -545,6 +560,8 @@ describe("the shards' HTTP client, against a server that misbehaves on purpose",
         await inFlight;
         await c.request('status', 'GET', '/s');
         expect([c.warmUpSamples.health?.length, c.samples.status?.length, c.auditSamples.status?.length]).toEqual([1, 2, 1]);
+        // Only the flows' requests are filed by connection: the warm-up's and the audit's are not.
+        expect([c.byConnection.new.status?.length, c.byConnection.kept_alive.status?.length, c.byConnection.new.health]).toEqual([1, 1, undefined]);
         c.destroy();
       },
     );
