@@ -7,7 +7,10 @@
 // flight, a warm-up then BENCH_SECONDS (default 10) each. Bare Express 5 answering similar JSON
 // bodies (bench/bare-express.js) is measured in the same run as the baseline. Also: start-up to the
 // first healthy answer, data file and log sizes, RSS after the load, and, in-process, how long a
-// compaction of the 100k store blocks the event loop. Every request goes to 127.0.0.1.
+// compaction of the 100k store blocks the event loop. And one merchant's own control-API calls
+// (its creation, snapshot, restore, reset and lists), one after another, on a store where another
+// merchant holds all those payouts: each should cost what that merchant holds, whatever is stored.
+// Every request goes to 127.0.0.1.
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -90,6 +93,7 @@ async function fileStore(size, dir) {
   const seededMs = performance.now() - seeding;
   const results = {};
   const rows = [];
+  const merchant = await merchantCalls(seeded, data);
   for (const connections of CONNECTIONS) {
     for (const [name, run] of Object.entries(OPERATIONS)) {
       const { child, base, startup } = await startOn(seeded, data);
@@ -104,7 +108,54 @@ async function fileStore(size, dir) {
   const stopping = performance.now();
   child.kill('SIGTERM');
   await once(child, 'exit');
-  return { size, seed, seededMs, results, rows, stopMs: performance.now() - stopping };
+  return { size, seed, seededMs, results, rows, merchant, stopMs: performance.now() - stopping };
+}
+
+const MERCHANT_CALLS = 20;
+
+/**
+ * One merchant's control-API calls, MERCHANT_CALLS of each, one after another, timed one by one
+ * (p50 and max, ms): made on a fresh copy of the seeded store, whose payouts are another
+ * merchant's.
+ */
+async function merchantCalls(seeded, data) {
+  const { child, base } = await startOn(seeded, data);
+  const control = `${base}/__sandbox`;
+  const call = async (method, path, body) => {
+    const r = await fetch(`${control}${path}`, {
+      method,
+      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await r.json();
+    if (!r.ok) throw new Error(`${method} ${path}: ${r.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+  const made = await call('POST', '/merchants', { clock: { mode: 'manual' } });
+  const m = `/merchants/${made.merchant_id}`;
+  const kinds = {
+    'create a merchant': () => call('POST', '/merchants', {}),
+    'snapshot it': (i) => call('POST', `${m}/snapshots`, { name: `s${i}` }),
+    'restore its snapshot': (i) => call('POST', `${m}/snapshots/s${i}/restore`),
+    'reset it': () => call('POST', `${m}/reset`),
+    'list its payouts': () => call('GET', `${m}/payouts`),
+    'list its beneficiaries': () => call('GET', `${m}/beneficiaries`),
+    'list its webhooks': () => call('GET', `/webhooks?merchant_id=${made.merchant_id}`),
+  };
+  const out = {};
+  for (const [kind, run] of Object.entries(kinds)) {
+    const ms = [];
+    for (let i = 0; i < MERCHANT_CALLS; i++) {
+      const t = performance.now();
+      await run(i);
+      ms.push(performance.now() - t);
+    }
+    ms.sort((a, b) => a - b);
+    out[kind] = { p50: Math.round(ms[Math.floor(ms.length / 2)] * 10) / 10, max: Math.round(ms[ms.length - 1] * 10) / 10 };
+  }
+  child.kill('SIGKILL');
+  await once(child, 'exit');
+  return out;
 }
 
 /** In-process: a compaction of the seeded store, with the event loop's longest stall meanwhile. */
@@ -157,6 +208,16 @@ try {
     'p99(100k) / p99(100)': Math.round((big.results[name].p99 / Math.max(1, small.results[name].p99)) * 100) / 100,
   }));
   console.table(ratios);
+  console.log(`one merchant's control-API calls, ${MERCHANT_CALLS} of each one after another (ms), another merchant holding the stored payouts`);
+  console.table(
+    Object.keys(big.merchant).map((kind) => ({
+      call: kind,
+      [`${small.size} stored p50`]: small.merchant[kind].p50,
+      [`${small.size} stored max`]: small.merchant[kind].max,
+      [`${big.size} stored p50`]: big.merchant[kind].p50,
+      [`${big.size} stored max`]: big.merchant[kind].max,
+    })),
+  );
   console.table(
     runs.flatMap((r) =>
       r.rows.map((row) => ({

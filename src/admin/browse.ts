@@ -16,11 +16,20 @@ import * as views from './views.js';
 export class Browse {
   constructor(private readonly sb: SandboxCore) {}
 
-  /** A merchant's records of a kind, newest first (at most 200), each as `view` shows it. */
-  private list<R extends { merchant_id: string; created_at: number }, V>(merchantId: string, all: Record<string, R>, view: (r: R, m: Merchant) => V): V[] {
+  /**
+   * A merchant's records of a kind, newest first (at most 200), each as `view` shows it: found
+   * through the store's index of owners (what the merchant holds, not every merchant's records).
+   */
+  private list<R extends { merchant_id: string; created_at: number }, V>(
+    merchantId: string,
+    c: 'beneficiaries' | 'verifications' | 'checkout_transactions',
+    all: Record<string, R>,
+    view: (r: R, m: Merchant) => V,
+  ): V[] {
     const merchant = requireMerchant(this.sb.repo, merchantId);
-    return Object.values(all)
-      .filter((r) => r.merchant_id === merchantId)
+    return [...this.sb.repo.store.owners.idsOf(merchantId, c)]
+      .map((id) => all[id])
+      .filter((r): r is R => r !== undefined && r.merchant_id === merchantId)
       .sort((a, b) => b.created_at - a.created_at)
       .slice(0, 200)
       .map((r) => view(r, merchant));
@@ -81,7 +90,7 @@ export class Browse {
   beneficiaries(merchantId: string) {
     const { beneficiaries } = this.sb.repo.state;
     return {
-      beneficiaries: this.list(merchantId, beneficiaries, (b, m) => ({
+      beneficiaries: this.list(merchantId, 'beneficiaries', beneficiaries, (b, m) => ({
         ...views.beneficiaryView(b, m),
         activates_at: b.activates_at === null ? null : toIso(b.activates_at),
       })),
@@ -89,11 +98,11 @@ export class Browse {
   }
 
   verifications(merchantId: string) {
-    return { verifications: this.list(merchantId, this.sb.repo.state.verifications, (v) => views.verificationView(v)) };
+    return { verifications: this.list(merchantId, 'verifications', this.sb.repo.state.verifications, (v) => views.verificationView(v)) };
   }
 
   checkout(merchantId: string) {
-    return { transactions: this.list(merchantId, this.sb.repo.state.checkout_transactions, (t, m) => views.checkoutView(t, m)) };
+    return { transactions: this.list(merchantId, 'checkout_transactions', this.sb.repo.state.checkout_transactions, (t, m) => views.checkoutView(t, m)) };
   }
 
   /**

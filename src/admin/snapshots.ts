@@ -88,7 +88,7 @@ export class Snapshots {
   /** Saves one merchant's records, clock and counters under `name` (names are the merchant's own). */
   saveMerchant(merchantId: string, name: string) {
     const { sb } = this;
-    const slice = sliceOf(sb.repo.state, merchantId);
+    const slice = sliceOf(sb.repo.state, merchantId, sb.repo.store.owners);
     const bytes = JSON.stringify(slice).length;
     const own = this.merchants.get(merchantId) ?? new Map<string, MerchantSnapshot>();
     this.checkRoom(bytes, own.get(name));

@@ -101,7 +101,7 @@ export function createMerchant(ctx: DomainContext, input: NewMerchant): { mercha
   repo.insertMerchant(merchant);
   repo.insertAccount(account);
   // What the merchant's reset goes back to.
-  repo.put('origins', merchantId, sliceOf(repo.state, merchantId));
+  repo.put('origins', merchantId, sliceOf(repo.state, merchantId, repo.store.owners));
   return { merchant, account };
 }
 

@@ -152,9 +152,13 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
   const taken = takenIds(sb.store.state, slice);
   if (taken.length > 0)
     throw new RequestError(409, `Cannot bring back merchant ${id}'s records: other merchants hold these ids now: ${taken.slice(0, 5).join(', ')}.`);
+  // Its entries out of the indexes while its old records are there to find them, then back in
+  // from the new ones: each costs what this merchant holds, not what the sandbox holds.
+  sb.repo.forgetMerchant(id);
+  sb.webhooks.replacing(id);
   putSlice(sb.repo, slice);
-  sb.repo.reindex();
-  sb.review.reindex();
+  sb.repo.indexMerchant(id);
+  sb.review.reindexMerchant(id);
   // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
   sb.clocks.reload(id);
   sb.scheduler.relane(id);

@@ -82,7 +82,7 @@ export class Scheduler {
     sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
     const lanes = new Set([sandbox, this.lane(this.clocks.laneOf(merchantId))]);
     const own = this.lanes.get(merchantId);
-    if (own) own.heap = heapOf(all.filter((i) => i.merchant_id === merchantId));
+    if (own) own.heap = heapOf(this.itemsOf(merchantId));
     if (old) this.lane(this.clocks.laneOf(merchantId)).waiters.push(...old.waiters.splice(0));
     for (const lane of lanes) {
       this.arm(lane);
@@ -106,9 +106,11 @@ export class Scheduler {
 
   cancel(id: string | null | undefined): void {
     // Not a due item (already run, or a step that waits for status checks): nothing to cancel.
-    if (!id || !Object.hasOwn(this.getState().scheduler.items, id)) return;
-    delete this.getState().scheduler.items[id];
-    this.store.changed('due_items', id);
+    const items = this.getState().scheduler.items;
+    if (!id || !Object.hasOwn(items, id)) return;
+    const owner = items[id]?.merchant_id;
+    delete items[id];
+    this.store.changed('due_items', id, owner);
   }
 
   /** When the next item on the clock of `merchantId` (null: the sandbox clock) is due, or null when none is. */
@@ -122,8 +124,20 @@ export class Scheduler {
 
   /** Everything due later, in time order; only one merchant's when given. */
   pending(merchantId?: string): DueItem[] {
-    const all = Object.values(this.getState().scheduler.items);
-    return (merchantId === undefined ? all : all.filter((i) => i.merchant_id === merchantId)).sort((a, b) => a.due - b.due || a.seq - b.seq);
+    return (merchantId === undefined ? Object.values(this.getState().scheduler.items) : this.itemsOf(merchantId)).sort(
+      (a, b) => a.due - b.due || a.seq - b.seq,
+    );
+  }
+
+  /** One merchant's due items, through the store's index of owners (what it holds, not every merchant's). */
+  private itemsOf(merchantId: string): DueItem[] {
+    const items = this.getState().scheduler.items;
+    const out: DueItem[] = [];
+    for (const id of this.store.owners.idsOf(merchantId, 'due_items')) {
+      const item = items[id];
+      if (item !== undefined && item.merchant_id === merchantId) out.push(item);
+    }
+    return out;
   }
 
   /**
@@ -223,7 +237,7 @@ export class Scheduler {
         lane.heap.pop();
         if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
         delete items[top.id];
-        this.store.changed('due_items', top.id);
+        this.store.changed('due_items', top.id, top.merchant_id);
         // A manual clock moves to each item's time, never back (an item may be due before now).
         if (lane.clock.mode === 'manual' && top.due > lane.clock.now()) lane.clock.set(top.due);
         const work = this.run(top);

@@ -12,6 +12,16 @@ export class PayoutOrder {
     this.byMerchant = build(state);
   }
 
+  /** One merchant's payouts in place of those it had (its reset, a restore), in the order they were made. */
+  set(merchantId: string, payouts: Payout[]): void {
+    if (payouts.length === 0) this.byMerchant.delete(merchantId);
+    else this.byMerchant.set(merchantId, ordered(payouts));
+  }
+
+  forget(merchantId: string): void {
+    this.byMerchant.delete(merchantId);
+  }
+
   add(p: Payout): void {
     const ids = this.byMerchant.get(p.merchant_id);
     if (ids) ids.push(p.ref_id);
@@ -31,5 +41,10 @@ function build(state: State): Map<string, string[]> {
     if (list) list.push(p);
     else byMerchant.set(p.merchant_id, [p]);
   }
-  return new Map([...byMerchant].map(([m, list]) => [m, list.sort((a, b) => a.created_at - b.created_at).map((p) => p.ref_id)]));
+  return new Map([...byMerchant].map(([m, list]) => [m, ordered(list)]));
+}
+
+/** Payout ids in the order the payouts were made. */
+function ordered(list: Payout[]): string[] {
+  return list.sort((a, b) => a.created_at - b.created_at).map((p) => p.ref_id);
 }

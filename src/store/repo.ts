@@ -46,6 +46,51 @@ export class Repo {
     this.payoutOrder.rebuild(this.state);
   }
 
+  /**
+   * Takes one merchant's entries out of the indexes, before its records are replaced (its reset,
+   * a restore of its snapshot): what it holds is found through the store's index of owners, so
+   * this costs what the merchant holds, not what the sandbox holds. `indexMerchant` puts them
+   * back from its new records.
+   */
+  forgetMerchant(merchantId: string): void {
+    const owners = this.store.owners;
+    const m = this.merchant(merchantId);
+    if (m && this.merchantByEmail.get(m.email.toLowerCase()) === merchantId) this.merchantByEmail.delete(m.email.toLowerCase());
+    for (const id of owners.idsOf(merchantId, 'payouts')) {
+      const p = this.state.payouts[id];
+      if (p) this.payoutByClientRef.delete(clientRefKey(merchantId, p.client_ref_id));
+    }
+    for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
+      const b = this.state.beneficiaries[id];
+      if (b) this.beneficiariesByAccount.delete(accountKey(merchantId, b.bank_account_number));
+    }
+    const c = this.counts.get(merchantId);
+    if (c) this.total -= c.payouts + c.beneficiaries + c.verifications;
+    this.counts.delete(merchantId);
+    this.payoutOrder.forget(merchantId);
+  }
+
+  /** Puts one merchant's entries in the indexes from its records (after `forgetMerchant` and the records' replacement). */
+  indexMerchant(merchantId: string): void {
+    const owners = this.store.owners;
+    const m = this.merchant(merchantId);
+    if (m) this.merchantByEmail.set(m.email.toLowerCase(), merchantId);
+    for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
+      const b = this.state.beneficiaries[id];
+      if (b) this.indexBeneficiary(b);
+    }
+    const payouts: Payout[] = [];
+    for (const id of owners.idsOf(merchantId, 'payouts')) {
+      const p = this.state.payouts[id];
+      if (!p) continue;
+      payouts.push(p);
+      this.count(merchantId, 'payouts');
+      this.payoutByClientRef.set(clientRefKey(merchantId, p.client_ref_id), p.ref_id);
+    }
+    this.payoutOrder.set(merchantId, payouts);
+    for (const id of owners.idsOf(merchantId, 'verifications')) if (this.state.verifications[id]) this.count(merchantId, 'verifications');
+  }
+
   private count(merchantId: string, kind: RecordKind): void {
     let c = this.counts.get(merchantId);
     if (!c) this.counts.set(merchantId, (c = { payouts: 0, beneficiaries: 0, verifications: 0 }));
@@ -89,8 +134,11 @@ export class Repo {
   }
 
   remove(c: Collection, id: string): void {
-    delete collectionOf(this.state, c)[id];
-    this.touch(c, id);
+    const records = collectionOf(this.state, c);
+    // Whose it was, told with the removal (see Owners): it is not there to say afterwards.
+    const owner = (records[id] as { merchant_id?: unknown } | undefined)?.merchant_id;
+    delete records[id];
+    this.store.changed(c, id, typeof owner === 'string' ? owner : undefined);
   }
 
   merchant(merchantId: string): Merchant | undefined {
@@ -223,10 +271,11 @@ export class Repo {
     return own(this.state.beneficiaries, beneId);
   }
 
-  /** A merchant's accounts, ACTIVE ones first (for the banner and startSandbox; not a request path). */
+  /** A merchant's accounts, ACTIVE ones first (for the banner, startSandbox and the control API). */
   accountsOf(merchantId: string): Account[] {
-    return Object.values(this.state.accounts)
-      .filter((a) => a.merchant_id === merchantId)
+    return [...this.store.owners.idsOf(merchantId, 'accounts')]
+      .map((id) => this.state.accounts[id])
+      .filter((a): a is Account => a !== undefined && a.merchant_id === merchantId)
       .sort((a, b) => Number(b.status === 'ACTIVE') - Number(a.status === 'ACTIVE'));
   }
 

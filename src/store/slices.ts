@@ -1,20 +1,7 @@
-import { COLLECTIONS, type Collection } from './collections.js';
+import { COLLECTIONS } from './collections.js';
+import { type Owners, PER_MERCHANT, type PerMerchantCollection } from './owners.js';
 import type { Repo } from './repo.js';
 import type { DueItem, MerchantSlice, State } from './state.js';
-
-/** The collections cut per merchant: their records carry the merchant they belong to. */
-const PER_MERCHANT = [
-  'accounts',
-  'beneficiaries',
-  'payouts',
-  'checkout_transactions',
-  'verifications',
-  'aadhaar_otps',
-  'webhook_deliveries',
-  'due_items',
-  'webhook_endpoints',
-  'review_facts',
-] as const satisfies readonly Collection[];
 
 /** Whose a due item of an older file (without `merchant_id`) is: the owner of what it is about. */
 function ownerOf(state: State, item: DueItem): string | undefined {
@@ -37,15 +24,25 @@ export function stampOwners(state: State): void {
   }
 }
 
-/** A merchant's records of one collection, by id (as the state keeps them). */
-function owned(state: State, c: (typeof PER_MERCHANT)[number], merchantId: string): Record<string, { merchant_id?: string }> {
+/**
+ * A merchant's records of one collection, by id (as the state keeps them): through the store's
+ * index of owners when given (what the merchant holds), else by reading every record (a state
+ * not in a store yet: the fixtures').
+ */
+function owned(state: State, c: PerMerchantCollection, merchantId: string, owners?: Owners): Record<string, { merchant_id?: string }> {
   const all = COLLECTIONS[c](state) as Record<string, { merchant_id?: string }>;
-  return Object.fromEntries(Object.entries(all).filter(([, r]) => r.merchant_id === merchantId));
+  if (!owners) return Object.fromEntries(Object.entries(all).filter(([, r]) => r.merchant_id === merchantId));
+  const out: Record<string, { merchant_id?: string }> = {};
+  for (const id of owners.idsOf(merchantId, c)) {
+    const r = all[id];
+    if (r !== undefined && r.merchant_id === merchantId) out[id] = r;
+  }
+  return out;
 }
 
-/** A copy of everything that is one merchant's (its records, due items, clock and coverage). */
-export function sliceOf(state: State, merchantId: string): MerchantSlice {
-  const records = Object.fromEntries(PER_MERCHANT.map((c) => [c, owned(state, c, merchantId)]));
+/** A copy of everything that is one merchant's (its records, due items, clock and coverage); `owners`: the store's index (see owned). */
+export function sliceOf(state: State, merchantId: string, owners?: Owners): MerchantSlice {
+  const records = Object.fromEntries(PER_MERCHANT.map((c) => [c, owned(state, c, merchantId, owners)]));
   return structuredClone({
     ...records,
     merchant: state.merchants[merchantId],
@@ -74,7 +71,7 @@ export function putSlice(repo: Repo, source: MerchantSlice): void {
   const slice = structuredClone(source);
   const id = slice.merchant.merchant_id;
   for (const c of PER_MERCHANT) {
-    for (const key of Object.keys(owned(repo.state, c, id))) repo.remove(c, key);
+    for (const key of Object.keys(owned(repo.state, c, id, repo.store.owners))) repo.remove(c, key);
     for (const [key, r] of Object.entries(slice[c] ?? {})) repo.put(c, key, r);
   }
   repo.put('merchants', id, slice.merchant);

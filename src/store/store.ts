@@ -6,6 +6,7 @@ import { type Collection, collectionOf } from './collections.js';
 import { type CompactionHooks, DocumentFile } from './document-file.js';
 import { fsProblem, StoreFileError, type StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
+import { Owners } from './owners.js';
 import type { Checkpoint } from './start-points.js';
 import type { State } from './state.js';
 
@@ -45,14 +46,19 @@ export interface Store {
   persist(): Promise<void>;
   /** Null when every change so far is on disk; else persist(): an answer that may show a change waits for it. */
   durable(): Promise<void> | null;
-  /** A record was added, changed or removed: the next persist writes it. */
-  changed(c: Collection, id: string): void;
+  /**
+   * A record was added, changed or removed: the next persist writes it. `owner`: whose a removed
+   * record was (it is no longer there to say; see Owners).
+   */
+  changed(c: Collection, id: string, owner?: string): void;
   /**
    * A record no answer has to wait for (the review's facts): written with the next write, or at
    * the stop, but not a change `durable()` waits for nor one that makes a write of its own.
    * `whole`: a growing record changed in what was written already, so it is written whole.
    */
-  changedQuietly(c: Collection, id: string, whole?: boolean): void;
+  changedQuietly(c: Collection, id: string, whole?: boolean, owner?: string): void;
+  /** Which records are each merchant's (kept current from the changes told here). */
+  readonly owners: Owners;
   /** Why changes cannot be written now (they are retried with back-off), or null. */
   readonly failure: StoreWriteError | null;
   /** Called when writing works again after a failure (set by the runtime: due items run again). */
@@ -75,13 +81,28 @@ class MemoryStore implements Store {
   readonly kind = 'memory';
   readonly path = null;
   readonly failure = null;
+  readonly owners: Owners;
   onChanged: ((c: Collection) => void) | null = null;
   onRecovered: (() => void) | null = null;
-  constructor(public state: State) {}
-  changed(c: Collection): void {
+  private current: State;
+  constructor(state: State) {
+    this.current = state;
+    this.owners = new Owners(state);
+  }
+  get state(): State {
+    return this.current;
+  }
+  set state(next: State) {
+    this.current = next;
+    this.owners.rebuild(next);
+  }
+  changed(c: Collection, id: string, owner?: string): void {
+    this.owners.changed(this.current, c, id, owner);
     this.onChanged?.(c);
   }
-  changedQuietly(): void {}
+  changedQuietly(c: Collection, id: string, _whole?: boolean, owner?: string): void {
+    this.owners.changed(this.current, c, id, owner);
+  }
   persist(): Promise<void> {
     return Promise.resolve();
   }
@@ -151,6 +172,7 @@ class FileStore implements Store {
   private changeSeq = 0;
   private durableSeq = 0;
   failure: StoreWriteError | null = null;
+  readonly owners: Owners;
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs = RETRY_MS.first;
   private closed = false;
@@ -168,6 +190,7 @@ class FileStore implements Store {
     private readonly options: FileStoreOptions,
   ) {
     this.markWritten();
+    this.owners = new Owners(db.data);
     this.lastScalars = JSON.stringify(scalarsOf(db.data));
     this.documentBytes = document.lastBytes;
     this.generation = db.data.log_generation ?? 0;
@@ -179,6 +202,7 @@ class FileStore implements Store {
 
   set state(next: State) {
     this.db.data = next;
+    this.owners.rebuild(next);
     this.mustCompact = true;
     this.changeSeq += 1;
     this.dirty.clear();
@@ -199,14 +223,16 @@ class FileStore implements Store {
     this.compactSoon(true);
   }
 
-  changed(c: Collection, id: string): void {
+  changed(c: Collection, id: string, owner?: string): void {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
     this.changeSeq += 1;
+    this.owners.changed(this.db.data, c, id, owner);
     this.onChanged?.(c);
   }
 
-  changedQuietly(c: Collection, id: string, whole = false): void {
+  changedQuietly(c: Collection, id: string, whole = false, owner?: string): void {
     this.dirty.set(`${c}\u0000${id}`, [c, id]);
+    this.owners.changed(this.db.data, c, id, owner);
     const r = whole ? (collectionOf(this.db.data, c)[id] as object | undefined) : undefined;
     if (r) this.grownWritten.delete(r);
   }

@@ -1,3 +1,4 @@
+import type { Owners } from '../store/owners.js';
 import type { WebhookDelivery } from '../store/state.js';
 
 export interface DeliveryFilter {
@@ -33,6 +34,29 @@ export class DeliveryIndex {
     }
   }
 
+  /** One merchant's deliveries out (before they are replaced: its reset, a restore), by their ids. */
+  forgetMerchant(deliveries: Record<string, WebhookDelivery>, merchantId: string, ids: Iterable<string>): void {
+    for (const id of ids) {
+      const d = deliveries[id];
+      const refs = d && this.byRef.get(d.ref_id);
+      if (!refs) continue;
+      const i = refs.indexOf(id);
+      if (i !== -1) refs.splice(i, 1);
+      if (refs.length === 0) this.byRef.delete(d.ref_id);
+    }
+    this.kept.delete(merchantId);
+  }
+
+  /** One merchant's deliveries in (after `forgetMerchant` and their replacement). */
+  indexMerchant(deliveries: Record<string, WebhookDelivery>, ids: Iterable<string>): void {
+    for (const id of ids) {
+      const d = deliveries[id];
+      if (!d) continue;
+      this.add(d);
+      if (isFinished(d)) this.finished(d);
+    }
+  }
+
   add(d: WebhookDelivery): void {
     push(this.byRef, d.ref_id, d.delivery_id);
     this.keptOf(d.merchant_id).total += 1;
@@ -49,9 +73,14 @@ export class DeliveryIndex {
     return k;
   }
 
-  /** Deliveries newest first, of one merchant or all, optionally of one payout. */
-  list(deliveries: Record<string, WebhookDelivery>, filter: DeliveryFilter): WebhookDelivery[] {
-    const pool = filter.refId !== undefined ? this.ofPayout(filter.refId).map((id) => deliveries[id]) : Object.values(deliveries);
+  /**
+   * Deliveries newest first, of one merchant or all, optionally of one payout: one merchant's
+   * found through the store's index of owners (what it holds, not every merchant's).
+   */
+  list(deliveries: Record<string, WebhookDelivery>, filter: DeliveryFilter, owners: Owners): WebhookDelivery[] {
+    const ids =
+      filter.refId !== undefined ? this.ofPayout(filter.refId) : filter.merchantId !== undefined ? owners.idsOf(filter.merchantId, 'webhook_deliveries') : null;
+    const pool = ids === null ? Object.values(deliveries) : [...ids].map((id) => deliveries[id]).filter((d) => d !== undefined);
     return pool
       .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
       .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))

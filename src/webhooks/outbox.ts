@@ -88,6 +88,15 @@ export class WebhookOutbox {
     this.index.rebuild(this.deliveries);
   }
 
+  private deliveryIdsOf(merchantId: string): ReadonlySet<string> {
+    return this.ctx.repo.store.owners.idsOf(merchantId, 'webhook_deliveries');
+  }
+
+  /** One merchant's deliveries are about to be replaced (its reset, a restore): out of the indexes first. */
+  replacing(merchantId: string): void {
+    this.index.forgetMerchant(this.deliveries, merchantId, this.deliveryIdsOf(merchantId));
+  }
+
   private retain(merchantId: string): void {
     this.index.retain(this.deliveries, merchantId, this.ctx.maxPerMerchant, (id) => this.ctx.repo.remove('webhook_deliveries', id));
   }
@@ -384,8 +393,9 @@ export class WebhookOutbox {
   private disable(merchantId: string): void {
     this.ctx.events.behaviour(merchantId, 'webhook.disabled');
     this.ctx.logger.info({ merchant: merchantId }, 'webhook endpoint disabled: its deliveries kept failing');
-    for (const d of Object.values(this.deliveries)) {
-      if (d.merchant_id === merchantId && d.state === 'pending') this.shelve(d);
+    for (const id of [...this.deliveryIdsOf(merchantId)]) {
+      const d = this.deliveries[id];
+      if (d && d.merchant_id === merchantId && d.state === 'pending') this.shelve(d);
     }
   }
 
@@ -396,7 +406,9 @@ export class WebhookOutbox {
    * number of deliveries it sends; they go out after this returns (idle() waits for them).
    */
   replayEndpoint(merchantId: string, from: number, to: number): number {
-    const due = Object.values(this.deliveries)
+    const due = [...this.deliveryIdsOf(merchantId)]
+      .map((id) => this.deliveries[id])
+      .filter((d): d is WebhookDelivery => d !== undefined)
       .filter((d) => d.merchant_id === merchantId && !d.replay_of && (d.state === 'pending' || d.state === 'failed' || d.state === 'undelivered'))
       .filter((d) => d.created_at >= from && d.created_at <= to)
       .sort((a, b) => a.created_at - b.created_at || a.delivery_id.localeCompare(b.delivery_id));
@@ -449,7 +461,16 @@ export class WebhookOutbox {
   replaced(merchantId?: string): void {
     this.generations.bump(merchantId);
     for (const [c, owner] of this.inFlight) if (merchantId === undefined || owner === merchantId) c.abort(new Error('state replaced'));
-    this.reindex();
+    if (merchantId === undefined) {
+      this.reindex();
+      return;
+    }
+    // One merchant's (taken out by `replacing`): only its deliveries are read again.
+    for (const id of this.deliveryIdsOf(merchantId)) {
+      const d = this.deliveries[id];
+      if (d && typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
+    }
+    this.index.indexMerchant(this.deliveries, this.deliveryIdsOf(merchantId));
   }
 
   /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */
@@ -470,7 +491,7 @@ export class WebhookOutbox {
   }
 
   list(filter: DeliveryFilter): WebhookDelivery[] {
-    return this.index.list(this.deliveries, filter);
+    return this.index.list(this.deliveries, filter, this.ctx.repo.store.owners);
   }
 
   /** When the next attempt is due (from its scheduled item), or null when none is scheduled. */

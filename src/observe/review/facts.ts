@@ -19,7 +19,8 @@ export const REPEATABLE: ReadonlySet<OperationName> = new Set(['getPayoutStatus'
 /** What the pages tell the state as they change (a page opened, dropped past the bound); a page grown is `add`'s answer. */
 export interface PageSink {
   opened(page: FactPage): void;
-  dropped(id: string): void;
+  /** `merchantId`: whose it was (the store's index of owners is told with the removal). */
+  dropped(id: string, merchantId: string | undefined): void;
 }
 
 /** A fact as versions before pages kept it: a record of its own. */
@@ -60,14 +61,15 @@ export class FactPages {
       if (Array.isArray(facts) && facts.length > 0) pages.push(r as FactPage);
       else {
         if (!Array.isArray(facts)) loose.push(r as LooseFact);
-        sink.dropped(id);
+        const owner = (r as { merchant_id?: unknown }).merchant_id;
+        sink.dropped(id, typeof owner === 'string' ? owner : undefined);
       }
     }
     // A merchant with facts of both kinds (a file merged by hand): its pages are made again, all its facts in order.
     const mixed = new Set(loose.map((f) => f.merchant_id));
     for (const page of pages.filter((p) => mixed.has(p.merchant_id))) {
       for (const f of page.facts) loose.push({ ...f, id: page.id, merchant_id: page.merchant_id });
-      sink.dropped(page.id);
+      sink.dropped(page.id, page.merchant_id);
     }
     pages.splice(0, pages.length, ...pages.filter((p) => !mixed.has(p.merchant_id)));
     pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq);
@@ -87,6 +89,33 @@ export class FactPages {
       list.latest.clear();
       for (const f of list.pages.at(-1)?.facts ?? []) if (f.key !== undefined && REPEATABLE.has(f.op)) list.latest.set(f.key, f);
     }
+    return seq;
+  }
+
+  /**
+   * One merchant's pages again, from its records (`records`: the state's, of that merchant only),
+   * after they were replaced (its reset, a restore): what it holds, not every merchant's pages.
+   * Null when a record is a fact of an older version (one record each): only `rebuild` makes those
+   * into pages, so the caller rebuilds everything then. Else the highest seq found (0: none).
+   */
+  rebuildMerchant(merchantId: string, records: Array<[string, unknown]>, sink: PageSink): number | null {
+    const pages: FactPage[] = [];
+    for (const [id, r] of records) {
+      const facts = (r as Partial<FactPage>).facts;
+      if (!Array.isArray(facts)) return null;
+      if (facts.length > 0) pages.push(r as FactPage);
+      else sink.dropped(id, merchantId);
+    }
+    this.byMerchant.delete(merchantId);
+    const list = this.listOf(merchantId);
+    let seq = 0;
+    for (const page of pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq)) {
+      list.pages.push(page);
+      list.count += page.facts.length;
+      seq = Math.max(seq, (page.facts.at(-1) as Fact).seq);
+    }
+    this.trim(list, sink);
+    for (const f of list.pages.at(-1)?.facts ?? []) if (f.key !== undefined && REPEATABLE.has(f.op)) list.latest.set(f.key, f);
     return seq;
   }
 
@@ -149,7 +178,7 @@ export class FactPages {
     for (let oldest = list.pages[list.head]; oldest && list.count - oldest.facts.length >= this.perMerchant; oldest = list.pages[list.head]) {
       list.count -= oldest.facts.length;
       list.head += 1;
-      sink.dropped(oldest.id);
+      sink.dropped(oldest.id, oldest.merchant_id);
     }
     if (list.head > 32 && list.head * 2 > list.pages.length) {
       list.pages = list.pages.slice(list.head);

@@ -55,9 +55,9 @@ export class Review {
       this.stored[page.id] = page;
       this.store.changedQuietly('review_facts', page.id);
     },
-    dropped: (id) => {
+    dropped: (id, merchantId) => {
       delete this.stored[id];
-      this.store.changedQuietly('review_facts', id);
+      this.store.changedQuietly('review_facts', id, false, merchantId);
     },
   };
 
@@ -79,6 +79,17 @@ export class Review {
   /** After records were replaced (a restore, a reset): the pages found again in the state. */
   reindex(): void {
     this.seq = Math.max(this.seq, this.pages.rebuild(this.stored, this.sink));
+  }
+
+  /** After one merchant's records were replaced (its reset, a restore): its pages only (see FactPages.rebuildMerchant). */
+  reindexMerchant(merchantId: string): void {
+    const stored = this.stored;
+    const records = [...this.store.owners.idsOf(merchantId, 'review_facts')]
+      .map((id) => [id, stored[id]] as [string, unknown])
+      .filter(([, r]) => r !== undefined);
+    const seq = this.pages.rebuildMerchant(merchantId, records, this.sink);
+    if (seq === null) this.reindex();
+    else this.seq = Math.max(this.seq, seq);
   }
 
   /**
