@@ -161,7 +161,7 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
   sb.review.reindexMerchant(id);
   // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
   sb.clocks.reload(id);
-  sb.scheduler.relane(id);
+  sb.scheduler.relane(id, { replaced: true });
   sb.webhooks.replaced(id);
   for (const [i, c] of [...sb.counters].entries()) c.replaceMerchant(id, counters?.[i]);
 }
@@ -232,7 +232,7 @@ async function assemble({ config, fixtures, scenario: configuredScenario, clock,
   let scenario = configuredScenario;
   const random = new SandboxRandom(config.seed ?? undefined);
   if (clock.mode === 'manual' && store.state.clock.now !== null) clock.set(store.state.clock.now);
-  stampOwners(store.state);
+  for (const id of stampOwners(store.state)) store.changed('due_items', id);
   const repo = new Repo(store, { perMerchant: config.maxRecordsPerMerchant, total: config.maxRecords });
   const clocks = new Clocks(clock, store);
   const scheduler = new Scheduler(clocks, store, logger);

@@ -15,6 +15,9 @@ type Handler = (item: DueItem) => void | Promise<void>;
  */
 export const ADVANCE_SETTLE_MS = 250;
 
+/** Items a reset or restore may add to the sandbox clock's lane before that lane is built again from what is due (see relane). */
+const REBUILD_AFTER = 4096;
+
 /**
  * The one queue of everything the sandbox does later (settlement steps, beneficiary activation,
  * checkout outcomes, webhook attempts). Items live in the state, so they survive a restart; each
@@ -27,6 +30,8 @@ export class Scheduler {
   private lanes = new Map<string, Lane>();
   private readonly handlers = new Map<DueKind, Handler>();
   private stopped = false;
+  /** Items added to the sandbox clock's lane by relane since it was last built whole. */
+  private sandboxJoined = 0;
   /** Told of each advance of a manual clock as it starts (the journal keeps them for traces): whose (null: the sandbox clock), from and to. */
   onAdvance: ((merchantId: string | null, from: number, to: number) => void) | null = null;
 
@@ -59,6 +64,7 @@ export class Scheduler {
     const waiting = [...this.lanes.entries()].map(([key, l]) => [key, l.waiters.splice(0)] as const);
     for (const l of this.lanes.values()) l.clear();
     this.lanes = new Map();
+    this.sandboxJoined = 0;
     for (const item of Object.values(this.getState().scheduler.items)) this.lane(this.clocks.laneOf(item.merchant_id)).heap.push(item);
     for (const [key, ws] of waiting) this.lane(this.clocks.laneOf(key || null)).waiters.push(...ws);
     for (const lane of this.lanes.values()) {
@@ -71,15 +77,27 @@ export class Scheduler {
   /**
    * One merchant's clock or items changed (it got a clock of its own, its records were put back):
    * its lane is built again on its clock, and the sandbox clock's lane from what follows that
-   * clock; every other lane, and an advance under way on one, runs on undisturbed.
+   * clock; every other lane, and an advance under way on one, runs on undisturbed. `replaced`:
+   * the merchant's items were all replaced by new ones (its reset, a restore), so the sandbox
+   * clock's lane holds none of them that could still run: the new ones join it if the merchant
+   * follows that clock, and nothing else of it is read again (this costs what the merchant holds).
    */
-  relane(merchantId: string): void {
+  relane(merchantId: string, { replaced = false } = {}): void {
     const old = this.lanes.get(merchantId);
     old?.clear();
     this.lanes.delete(merchantId);
-    const all = Object.values(this.getState().scheduler.items);
     const sandbox = this.lane(SANDBOX_LANE);
-    sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
+    const joining = replaced && this.clocks.laneOf(merchantId) === SANDBOX_LANE ? this.itemsOf(merchantId) : [];
+    // The entries of the items replaced stay in the sandbox lane's heap until they come up (they
+    // no longer run); past REBUILD_AFTER such additions it is built again from what is due.
+    this.sandboxJoined += joining.length;
+    if (replaced && this.sandboxJoined <= REBUILD_AFTER) {
+      for (const item of joining) sandbox.heap.push(item);
+    } else {
+      this.sandboxJoined = 0;
+      const all = Object.values(this.getState().scheduler.items);
+      sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
+    }
     const lanes = new Set([sandbox, this.lane(this.clocks.laneOf(merchantId))]);
     const own = this.lanes.get(merchantId);
     if (own) own.heap = heapOf(this.itemsOf(merchantId));

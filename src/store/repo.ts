@@ -58,11 +58,11 @@ export class Repo {
     if (m && this.merchantByEmail.get(m.email.toLowerCase()) === merchantId) this.merchantByEmail.delete(m.email.toLowerCase());
     for (const id of owners.idsOf(merchantId, 'payouts')) {
       const p = this.state.payouts[id];
-      if (p) this.payoutByClientRef.delete(clientRefKey(merchantId, p.client_ref_id));
+      if (p?.merchant_id === merchantId) this.payoutByClientRef.delete(clientRefKey(merchantId, p.client_ref_id));
     }
     for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
       const b = this.state.beneficiaries[id];
-      if (b) this.beneficiariesByAccount.delete(accountKey(merchantId, b.bank_account_number));
+      if (b?.merchant_id === merchantId) this.beneficiariesByAccount.delete(accountKey(merchantId, b.bank_account_number));
     }
     const c = this.counts.get(merchantId);
     if (c) this.total -= c.payouts + c.beneficiaries + c.verifications;
@@ -77,18 +77,19 @@ export class Repo {
     if (m) this.merchantByEmail.set(m.email.toLowerCase(), merchantId);
     for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
       const b = this.state.beneficiaries[id];
-      if (b) this.indexBeneficiary(b);
+      if (b?.merchant_id === merchantId) this.indexBeneficiary(b);
     }
     const payouts: Payout[] = [];
     for (const id of owners.idsOf(merchantId, 'payouts')) {
       const p = this.state.payouts[id];
-      if (!p) continue;
+      if (p?.merchant_id !== merchantId) continue;
       payouts.push(p);
       this.count(merchantId, 'payouts');
       this.payoutByClientRef.set(clientRefKey(merchantId, p.client_ref_id), p.ref_id);
     }
     this.payoutOrder.set(merchantId, payouts);
-    for (const id of owners.idsOf(merchantId, 'verifications')) if (this.state.verifications[id]) this.count(merchantId, 'verifications');
+    for (const id of owners.idsOf(merchantId, 'verifications'))
+      if (this.state.verifications[id]?.merchant_id === merchantId) this.count(merchantId, 'verifications');
   }
 
   private count(merchantId: string, kind: RecordKind): void {

@@ -17,11 +17,18 @@ function ownerOf(state: State, item: DueItem): string | undefined {
   return about?.merchant_id;
 }
 
-/** Gives every due item of an older file its merchant (so it runs on that merchant's clock), at open. */
-export function stampOwners(state: State): void {
+/**
+ * Gives every due item of an older file its merchant (so it runs on that merchant's clock), at
+ * open; the ids of those it gave one (the caller tells the store: written, and in its index of owners).
+ */
+export function stampOwners(state: State): string[] {
+  const stamped: string[] = [];
   for (const item of Object.values(state.scheduler.items)) {
-    if (!item.merchant_id) item.merchant_id = ownerOf(state, item);
+    if (item.merchant_id) continue;
+    item.merchant_id = ownerOf(state, item);
+    if (item.merchant_id) stamped.push(item.id);
   }
+  return stamped;
 }
 
 /**

@@ -48,10 +48,10 @@ export class DeliveryIndex {
   }
 
   /** One merchant's deliveries in (after `forgetMerchant` and their replacement). */
-  indexMerchant(deliveries: Record<string, WebhookDelivery>, ids: Iterable<string>): void {
+  indexMerchant(deliveries: Record<string, WebhookDelivery>, merchantId: string, ids: Iterable<string>): void {
     for (const id of ids) {
       const d = deliveries[id];
-      if (!d) continue;
+      if (!d || d.merchant_id !== merchantId) continue;
       this.add(d);
       if (isFinished(d)) this.finished(d);
     }

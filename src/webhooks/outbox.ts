@@ -470,7 +470,7 @@ export class WebhookOutbox {
       const d = this.deliveries[id];
       if (d && typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
     }
-    this.index.indexMerchant(this.deliveries, this.deliveryIdsOf(merchantId));
+    this.index.indexMerchant(this.deliveries, merchantId, this.deliveryIdsOf(merchantId));
   }
 
   /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */

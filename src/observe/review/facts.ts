@@ -103,6 +103,7 @@ export class FactPages {
     for (const [id, r] of records) {
       const facts = (r as Partial<FactPage>).facts;
       if (!Array.isArray(facts)) return null;
+      if ((r as Partial<FactPage>).merchant_id !== merchantId) continue;
       if (facts.length > 0) pages.push(r as FactPage);
       else sink.dropped(id, merchantId);
     }
