@@ -1,7 +1,7 @@
 import { toRupees } from '../money.js';
 import { deliveryDetail, payoutDetail } from '../observe/payout-detail.js';
 import type { SandboxCore } from '../sandbox/core.js';
-import type { Merchant, Payout } from '../store/state.js';
+import type { Beneficiary, CheckoutTransaction, Merchant, Payout, Verification } from '../store/state.js';
 import { toIso } from '../time.js';
 import { type PayoutsQuery, parse } from './inputs.js';
 import { requireMerchant, requirePayout } from './refusals.js';
@@ -23,13 +23,12 @@ export class Browse {
   private list<R extends { merchant_id: string; created_at: number }, V>(
     merchantId: string,
     c: 'beneficiaries' | 'verifications' | 'checkout_transactions',
-    all: Record<string, R>,
     view: (r: R, m: Merchant) => V,
   ): V[] {
     const merchant = requireMerchant(this.sb.repo, merchantId);
-    return [...this.sb.repo.store.owners.idsOf(merchantId, c)]
-      .map((id) => all[id])
-      .filter((r): r is R => r !== undefined && r.merchant_id === merchantId)
+    const { repo } = this.sb;
+    return repo.store.owners
+      .recordsOf<R>(repo.state, merchantId, c)
       .sort((a, b) => b.created_at - a.created_at)
       .slice(0, 200)
       .map((r) => view(r, merchant));
@@ -88,9 +87,8 @@ export class Browse {
   }
 
   beneficiaries(merchantId: string) {
-    const { beneficiaries } = this.sb.repo.state;
     return {
-      beneficiaries: this.list(merchantId, 'beneficiaries', beneficiaries, (b, m) => ({
+      beneficiaries: this.list(merchantId, 'beneficiaries', (b: Beneficiary, m) => ({
         ...views.beneficiaryView(b, m),
         activates_at: b.activates_at === null ? null : toIso(b.activates_at),
       })),
@@ -98,11 +96,11 @@ export class Browse {
   }
 
   verifications(merchantId: string) {
-    return { verifications: this.list(merchantId, 'verifications', this.sb.repo.state.verifications, (v) => views.verificationView(v)) };
+    return { verifications: this.list(merchantId, 'verifications', (v: Verification) => views.verificationView(v)) };
   }
 
   checkout(merchantId: string) {
-    return { transactions: this.list(merchantId, 'checkout_transactions', this.sb.repo.state.checkout_transactions, (t, m) => views.checkoutView(t, m)) };
+    return { transactions: this.list(merchantId, 'checkout_transactions', (t: CheckoutTransaction, m) => views.checkoutView(t, m)) };
   }
 
   /**

@@ -149,13 +149,7 @@ export class Scheduler {
 
   /** One merchant's due items, through the store's index of owners (what it holds, not every merchant's). */
   private itemsOf(merchantId: string): DueItem[] {
-    const items = this.getState().scheduler.items;
-    const out: DueItem[] = [];
-    for (const id of this.store.owners.idsOf(merchantId, 'due_items')) {
-      const item = items[id];
-      if (item !== undefined && item.merchant_id === merchantId) out.push(item);
-    }
-    return out;
+    return this.store.owners.recordsOf<DueItem>(this.getState(), merchantId, 'due_items');
   }
 
   /**

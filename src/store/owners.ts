@@ -50,7 +50,7 @@ export class Owners {
    * to say whose it was: `owner` says it (a removal told without one is looked for among every
    * merchant's, which costs the number of merchants).
    */
-  changed(state: State, c: Collection, id: string, owner?: string | null): void {
+  changed(state: State, c: Collection, id: string, owner?: string): void {
     if (!IS_PER_MERCHANT.has(c)) return;
     const collection = c as PerMerchantCollection;
     const records = COLLECTIONS[collection](state) as Record<string, Owned>;
@@ -69,6 +69,17 @@ export class Owners {
   /** The ids of the merchant's records of `c` (do not change the set; copy it before changing the records). */
   idsOf(merchantId: string, c: PerMerchantCollection): ReadonlySet<string> {
     return this.byMerchant.get(merchantId)?.get(c) ?? NONE;
+  }
+
+  /** The merchant's records of `c` in `state` (a new array: the records may be changed or removed while it is read). */
+  recordsOf<R extends { merchant_id?: unknown }>(state: State, merchantId: string, c: PerMerchantCollection): R[] {
+    const records = COLLECTIONS[c](state) as unknown as Record<string, R>;
+    const out: R[] = [];
+    for (const id of this.idsOf(merchantId, c)) {
+      const r = records[id];
+      if (r !== undefined && r.merchant_id === merchantId) out.push(r);
+    }
+    return out;
   }
 
   private add(merchantId: string, c: PerMerchantCollection, id: string): void {

@@ -37,10 +37,7 @@ export class Repo {
     for (const index of [this.merchantByEmail, this.payoutByClientRef, this.beneficiariesByAccount, this.counts]) index.clear();
     this.total = 0;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
-    for (const p of Object.values(this.state.payouts)) {
-      this.count(p.merchant_id, 'payouts');
-      this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
-    }
+    for (const p of Object.values(this.state.payouts)) this.indexPayout(p);
     for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
     for (const m of Object.values(this.state.merchants)) this.merchantByEmail.set(m.email.toLowerCase(), m.merchant_id);
     this.payoutOrder.rebuild(this.state);
@@ -53,17 +50,10 @@ export class Repo {
    * back from its new records.
    */
   forgetMerchant(merchantId: string): void {
-    const owners = this.store.owners;
     const m = this.merchant(merchantId);
     if (m && this.merchantByEmail.get(m.email.toLowerCase()) === merchantId) this.merchantByEmail.delete(m.email.toLowerCase());
-    for (const id of owners.idsOf(merchantId, 'payouts')) {
-      const p = this.state.payouts[id];
-      if (p?.merchant_id === merchantId) this.payoutByClientRef.delete(clientRefKey(merchantId, p.client_ref_id));
-    }
-    for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
-      const b = this.state.beneficiaries[id];
-      if (b?.merchant_id === merchantId) this.beneficiariesByAccount.delete(accountKey(merchantId, b.bank_account_number));
-    }
+    for (const p of this.recordsOf<Payout>(merchantId, 'payouts')) this.payoutByClientRef.delete(clientRefKey(merchantId, p.client_ref_id));
+    for (const b of this.recordsOf<Beneficiary>(merchantId, 'beneficiaries')) this.beneficiariesByAccount.delete(accountKey(merchantId, b.bank_account_number));
     const c = this.counts.get(merchantId);
     if (c) this.total -= c.payouts + c.beneficiaries + c.verifications;
     this.counts.delete(merchantId);
@@ -72,24 +62,24 @@ export class Repo {
 
   /** Puts one merchant's entries in the indexes from its records (after `forgetMerchant` and the records' replacement). */
   indexMerchant(merchantId: string): void {
-    const owners = this.store.owners;
     const m = this.merchant(merchantId);
     if (m) this.merchantByEmail.set(m.email.toLowerCase(), merchantId);
-    for (const id of owners.idsOf(merchantId, 'beneficiaries')) {
-      const b = this.state.beneficiaries[id];
-      if (b?.merchant_id === merchantId) this.indexBeneficiary(b);
-    }
-    const payouts: Payout[] = [];
-    for (const id of owners.idsOf(merchantId, 'payouts')) {
-      const p = this.state.payouts[id];
-      if (p?.merchant_id !== merchantId) continue;
-      payouts.push(p);
-      this.count(merchantId, 'payouts');
-      this.payoutByClientRef.set(clientRefKey(merchantId, p.client_ref_id), p.ref_id);
-    }
+    for (const b of this.recordsOf<Beneficiary>(merchantId, 'beneficiaries')) this.indexBeneficiary(b);
+    const payouts = this.recordsOf<Payout>(merchantId, 'payouts');
+    for (const p of payouts) this.indexPayout(p);
     this.payoutOrder.set(merchantId, payouts);
-    for (const id of owners.idsOf(merchantId, 'verifications'))
-      if (this.state.verifications[id]?.merchant_id === merchantId) this.count(merchantId, 'verifications');
+    for (const v of this.recordsOf<Verification>(merchantId, 'verifications')) this.count(v.merchant_id, 'verifications');
+  }
+
+  /** The merchant's records of a collection, through the store's index of owners. */
+  private recordsOf<R extends { merchant_id: string }>(merchantId: string, c: 'payouts' | 'beneficiaries' | 'verifications' | 'accounts'): R[] {
+    return this.store.owners.recordsOf<R>(this.state, merchantId, c);
+  }
+
+  /** A payout in the indexes kept beside the state (its client_ref_id, its merchant's count; the order apart). */
+  private indexPayout(p: Payout): void {
+    this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
+    this.count(p.merchant_id, 'payouts');
   }
 
   private count(merchantId: string, kind: RecordKind): void {
@@ -218,8 +208,7 @@ export class Repo {
 
   insertPayout(p: Payout): void {
     this.put('payouts', p.ref_id, p);
-    this.payoutByClientRef.set(clientRefKey(p.merchant_id, p.client_ref_id), p.ref_id);
-    this.count(p.merchant_id, 'payouts');
+    this.indexPayout(p);
     this.payoutOrder.add(p);
   }
 
@@ -274,10 +263,7 @@ export class Repo {
 
   /** A merchant's accounts, ACTIVE ones first (for the banner, startSandbox and the control API). */
   accountsOf(merchantId: string): Account[] {
-    return [...this.store.owners.idsOf(merchantId, 'accounts')]
-      .map((id) => this.state.accounts[id])
-      .filter((a): a is Account => a !== undefined && a.merchant_id === merchantId)
-      .sort((a, b) => Number(b.status === 'ACTIVE') - Number(a.status === 'ACTIVE'));
+    return this.recordsOf<Account>(merchantId, 'accounts').sort((a, b) => Number(b.status === 'ACTIVE') - Number(a.status === 'ACTIVE'));
   }
 
   anyCheckoutTransaction(paymentId: string): CheckoutTransaction | undefined {

@@ -39,12 +39,7 @@ export function stampOwners(state: State): string[] {
 function owned(state: State, c: PerMerchantCollection, merchantId: string, owners?: Owners): Record<string, { merchant_id?: string }> {
   const all = COLLECTIONS[c](state) as Record<string, { merchant_id?: string }>;
   if (!owners) return Object.fromEntries(Object.entries(all).filter(([, r]) => r.merchant_id === merchantId));
-  const out: Record<string, { merchant_id?: string }> = {};
-  for (const id of owners.idsOf(merchantId, c)) {
-    const r = all[id];
-    if (r !== undefined && r.merchant_id === merchantId) out[id] = r;
-  }
-  return out;
+  return Object.fromEntries([...owners.idsOf(merchantId, c)].filter((id) => all[id]?.merchant_id === merchantId).map((id) => [id, all[id]]));
 }
 
 /** A copy of everything that is one merchant's (its records, due items, clock and coverage); `owners`: the store's index (see owned). */

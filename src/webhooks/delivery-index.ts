@@ -1,4 +1,3 @@
-import type { Owners } from '../store/owners.js';
 import type { WebhookDelivery } from '../store/state.js';
 
 export interface DeliveryFilter {
@@ -25,36 +24,30 @@ export class DeliveryIndex {
   private readonly byRef = new Map<string, string[]>();
   private readonly kept = new Map<string, Kept>();
 
-  rebuild(deliveries: Record<string, WebhookDelivery>): void {
+  rebuild(deliveries: WebhookDelivery[]): void {
     this.byRef.clear();
     this.kept.clear();
-    for (const d of Object.values(deliveries)) {
+    this.include(deliveries);
+  }
+
+  /** Deliveries as they are stored (at a rebuild, or one merchant's put back: its reset, a restore). */
+  include(deliveries: WebhookDelivery[]): void {
+    for (const d of deliveries) {
       this.add(d);
       if (isFinished(d)) this.finished(d);
     }
   }
 
-  /** One merchant's deliveries out (before they are replaced: its reset, a restore), by their ids. */
-  forgetMerchant(deliveries: Record<string, WebhookDelivery>, merchantId: string, ids: Iterable<string>): void {
-    for (const id of ids) {
-      const d = deliveries[id];
-      const refs = d && this.byRef.get(d.ref_id);
+  /** One merchant's deliveries out, before they are replaced (its reset, a restore); `include` puts the new ones in. */
+  forgetMerchant(merchantId: string, deliveries: WebhookDelivery[]): void {
+    for (const d of deliveries) {
+      const refs = this.byRef.get(d.ref_id);
       if (!refs) continue;
-      const i = refs.indexOf(id);
+      const i = refs.indexOf(d.delivery_id);
       if (i !== -1) refs.splice(i, 1);
       if (refs.length === 0) this.byRef.delete(d.ref_id);
     }
     this.kept.delete(merchantId);
-  }
-
-  /** One merchant's deliveries in (after `forgetMerchant` and their replacement). */
-  indexMerchant(deliveries: Record<string, WebhookDelivery>, merchantId: string, ids: Iterable<string>): void {
-    for (const id of ids) {
-      const d = deliveries[id];
-      if (!d || d.merchant_id !== merchantId) continue;
-      this.add(d);
-      if (isFinished(d)) this.finished(d);
-    }
   }
 
   add(d: WebhookDelivery): void {
@@ -74,13 +67,12 @@ export class DeliveryIndex {
   }
 
   /**
-   * Deliveries newest first, of one merchant or all, optionally of one payout: one merchant's
-   * found through the store's index of owners (what it holds, not every merchant's).
+   * Deliveries newest first, of one merchant or all, optionally of one payout. `merchants`: the
+   * deliveries of the merchant the filter names, when the caller has them (the outbox, through the
+   * store's index of owners), so that not every merchant's are read.
    */
-  list(deliveries: Record<string, WebhookDelivery>, filter: DeliveryFilter, owners: Owners): WebhookDelivery[] {
-    const ids =
-      filter.refId !== undefined ? this.ofPayout(filter.refId) : filter.merchantId !== undefined ? owners.idsOf(filter.merchantId, 'webhook_deliveries') : null;
-    const pool = ids === null ? Object.values(deliveries) : [...ids].map((id) => deliveries[id]).filter((d) => d !== undefined);
+  list(deliveries: Record<string, WebhookDelivery>, filter: DeliveryFilter, merchants?: WebhookDelivery[]): WebhookDelivery[] {
+    const pool = filter.refId !== undefined ? this.ofPayout(filter.refId).map((id) => deliveries[id]) : (merchants ?? Object.values(deliveries));
     return pool
       .filter((d) => filter.merchantId === undefined || d.merchant_id === filter.merchantId)
       .sort((a, b) => b.created_at - a.created_at || b.delivery_id.localeCompare(a.delivery_id))

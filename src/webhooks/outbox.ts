@@ -83,18 +83,19 @@ export class WebhookOutbox {
   }
 
   reindex(): void {
-    // Data files written before bodies were kept as JSON hold the sent text: the same JSON.
-    for (const d of Object.values(this.deliveries)) if (typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
-    this.index.rebuild(this.deliveries);
+    const all = Object.values(this.deliveries);
+    for (const d of all) bodyAsJson(d);
+    this.index.rebuild(all);
   }
 
-  private deliveryIdsOf(merchantId: string): ReadonlySet<string> {
-    return this.ctx.repo.store.owners.idsOf(merchantId, 'webhook_deliveries');
+  /** One merchant's deliveries, through the store's index of owners (what it holds, not every merchant's). */
+  private deliveriesOf(merchantId: string): WebhookDelivery[] {
+    return this.ctx.repo.store.owners.recordsOf<WebhookDelivery>(this.ctx.repo.state, merchantId, 'webhook_deliveries');
   }
 
   /** One merchant's deliveries are about to be replaced (its reset, a restore): out of the indexes first. */
   replacing(merchantId: string): void {
-    this.index.forgetMerchant(this.deliveries, merchantId, this.deliveryIdsOf(merchantId));
+    this.index.forgetMerchant(merchantId, this.deliveriesOf(merchantId));
   }
 
   private retain(merchantId: string): void {
@@ -393,10 +394,7 @@ export class WebhookOutbox {
   private disable(merchantId: string): void {
     this.ctx.events.behaviour(merchantId, 'webhook.disabled');
     this.ctx.logger.info({ merchant: merchantId }, 'webhook endpoint disabled: its deliveries kept failing');
-    for (const id of [...this.deliveryIdsOf(merchantId)]) {
-      const d = this.deliveries[id];
-      if (d && d.merchant_id === merchantId && d.state === 'pending') this.shelve(d);
-    }
+    for (const d of this.deliveriesOf(merchantId)) if (d.state === 'pending') this.shelve(d);
   }
 
   /**
@@ -406,10 +404,8 @@ export class WebhookOutbox {
    * number of deliveries it sends; they go out after this returns (idle() waits for them).
    */
   replayEndpoint(merchantId: string, from: number, to: number): number {
-    const due = [...this.deliveryIdsOf(merchantId)]
-      .map((id) => this.deliveries[id])
-      .filter((d): d is WebhookDelivery => d !== undefined)
-      .filter((d) => d.merchant_id === merchantId && !d.replay_of && (d.state === 'pending' || d.state === 'failed' || d.state === 'undelivered'))
+    const due = this.deliveriesOf(merchantId)
+      .filter((d) => !d.replay_of && (d.state === 'pending' || d.state === 'failed' || d.state === 'undelivered'))
       .filter((d) => d.created_at >= from && d.created_at <= to)
       .sort((a, b) => a.created_at - b.created_at || a.delivery_id.localeCompare(b.delivery_id));
     for (const d of due) {
@@ -466,11 +462,9 @@ export class WebhookOutbox {
       return;
     }
     // One merchant's (taken out by `replacing`): only its deliveries are read again.
-    for (const id of this.deliveryIdsOf(merchantId)) {
-      const d = this.deliveries[id];
-      if (d && typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
-    }
-    this.index.indexMerchant(this.deliveries, merchantId, this.deliveryIdsOf(merchantId));
+    const mine = this.deliveriesOf(merchantId);
+    for (const d of mine) bodyAsJson(d);
+    this.index.include(mine);
   }
 
   /** At start: deliveries left without a scheduled attempt (cut off by a stop) are attempted now. */
@@ -491,7 +485,8 @@ export class WebhookOutbox {
   }
 
   list(filter: DeliveryFilter): WebhookDelivery[] {
-    return this.index.list(this.deliveries, filter, this.ctx.repo.store.owners);
+    const pool = filter.refId === undefined && filter.merchantId !== undefined ? this.deliveriesOf(filter.merchantId) : undefined;
+    return this.index.list(this.deliveries, filter, pool);
   }
 
   /** When the next attempt is due (from its scheduled item), or null when none is scheduled. */
@@ -549,4 +544,9 @@ class Generations {
     if (merchantId === undefined) this.whole += 1;
     else this.merchants.set(merchantId, (this.merchants.get(merchantId) ?? 0) + 1);
   }
+}
+
+/** Data files written before bodies were kept as JSON hold the sent text: the same JSON. */
+function bodyAsJson(d: WebhookDelivery): void {
+  if (typeof d.body === 'string') d.body = JSON.parse(d.body) as Record<string, unknown>;
 }

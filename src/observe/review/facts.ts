@@ -72,52 +72,49 @@ export class FactPages {
       sink.dropped(page.id, page.merchant_id);
     }
     pages.splice(0, pages.length, ...pages.filter((p) => !mixed.has(p.merchant_id)));
-    pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq);
+    let seq = this.place(pages);
+    for (const { id: _id, merchant_id, ...fact } of loose.sort((a, b) => a.seq - b.seq)) {
+      this.add(merchant_id, fact, sink);
+      seq = Math.max(seq, fact.seq);
+    }
+    for (const list of this.byMerchant.values()) this.settle(list, sink);
+    return seq;
+  }
+
+  /**
+   * One merchant's pages again, from its records (the state's, of that merchant only), after they
+   * were replaced (its reset, a restore): what it holds, not every merchant's pages. Null when a
+   * record is a fact of an older version (one record each): only `rebuild` makes those into
+   * pages, so the caller rebuilds everything then. Else the highest seq found (0: none).
+   */
+  rebuildMerchant(merchantId: string, records: Array<Partial<FactPage>>, sink: PageSink): number | null {
+    if (records.some((r) => !Array.isArray(r.facts))) return null;
+    const pages = records.filter((r): r is FactPage => (r.facts?.length ?? 0) > 0);
+    for (const r of records) if (r.facts?.length === 0 && r.id !== undefined) sink.dropped(r.id, merchantId);
+    this.byMerchant.delete(merchantId);
+    const seq = this.place(pages);
+    const list = this.byMerchant.get(merchantId);
+    if (list) this.settle(list, sink);
+    return seq;
+  }
+
+  /** Pages (none empty) onto their merchants' lists, oldest first; the highest seq among them (0: none). */
+  private place(pages: FactPage[]): number {
     let seq = 0;
-    for (const page of pages) {
+    for (const page of pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq)) {
       const list = this.listOf(page.merchant_id);
       list.pages.push(page);
       list.count += page.facts.length;
       seq = Math.max(seq, (page.facts.at(-1) as Fact).seq);
     }
-    for (const { id: _id, merchant_id, ...fact } of loose.sort((a, b) => a.seq - b.seq)) {
-      this.add(merchant_id, fact, sink);
-      seq = Math.max(seq, fact.seq);
-    }
-    for (const list of this.byMerchant.values()) {
-      this.trim(list, sink);
-      list.latest.clear();
-      for (const f of list.pages.at(-1)?.facts ?? []) if (f.key !== undefined && REPEATABLE.has(f.op)) list.latest.set(f.key, f);
-    }
     return seq;
   }
 
-  /**
-   * One merchant's pages again, from its records (`records`: the state's, of that merchant only),
-   * after they were replaced (its reset, a restore): what it holds, not every merchant's pages.
-   * Null when a record is a fact of an older version (one record each): only `rebuild` makes those
-   * into pages, so the caller rebuilds everything then. Else the highest seq found (0: none).
-   */
-  rebuildMerchant(merchantId: string, records: Array<[string, unknown]>, sink: PageSink): number | null {
-    const pages: FactPage[] = [];
-    for (const [id, r] of records) {
-      const facts = (r as Partial<FactPage>).facts;
-      if (!Array.isArray(facts)) return null;
-      if ((r as Partial<FactPage>).merchant_id !== merchantId) continue;
-      if (facts.length > 0) pages.push(r as FactPage);
-      else sink.dropped(id, merchantId);
-    }
-    this.byMerchant.delete(merchantId);
-    const list = this.listOf(merchantId);
-    let seq = 0;
-    for (const page of pages.sort((a, b) => (a.facts[0] as Fact).seq - (b.facts[0] as Fact).seq)) {
-      list.pages.push(page);
-      list.count += page.facts.length;
-      seq = Math.max(seq, (page.facts.at(-1) as Fact).seq);
-    }
+  /** A list put together again: the bound kept, and its newest page's latest facts of each key found again. */
+  private settle(list: Pages, sink: PageSink): void {
     this.trim(list, sink);
+    list.latest.clear();
     for (const f of list.pages.at(-1)?.facts ?? []) if (f.key !== undefined && REPEATABLE.has(f.op)) list.latest.set(f.key, f);
-    return seq;
   }
 
   /** Adds a fact to its merchant's newest page (a new one when that is full: told to `sink`), then keeps the bound; returns the page grown, or null when it opened one. */

@@ -83,11 +83,7 @@ export class Review {
 
   /** After one merchant's records were replaced (its reset, a restore): its pages only (see FactPages.rebuildMerchant). */
   reindexMerchant(merchantId: string): void {
-    const stored = this.stored;
-    const records = [...this.store.owners.idsOf(merchantId, 'review_facts')]
-      .map((id) => [id, stored[id]] as [string, unknown])
-      .filter(([, r]) => r !== undefined);
-    const seq = this.pages.rebuildMerchant(merchantId, records, this.sink);
+    const seq = this.pages.rebuildMerchant(merchantId, this.store.owners.recordsOf<FactPage>(this.store.state, merchantId, 'review_facts'), this.sink);
     if (seq === null) this.reindex();
     else this.seq = Math.max(this.seq, seq);
   }
