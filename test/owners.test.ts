@@ -5,7 +5,7 @@ import { createApp, type SandboxApp } from '../src/app.js';
 import { COLLECTIONS } from '../src/store/collections.js';
 import { Owners, PER_MERCHANT } from '../src/store/owners.js';
 import { Repo } from '../src/store/repo.js';
-import { emptyState, type Payout, type State, type WebhookDelivery } from '../src/store/state.js';
+import { emptyState, type Merchant, type Payout, type State, type WebhookDelivery } from '../src/store/state.js';
 import { beneficiaryBody, DEMO, initialize, payoutBody, useTempDir } from './helpers.js';
 
 /**
@@ -51,6 +51,8 @@ function expectIndexTrue(app: SandboxApp): void {
   const { store, repo } = app.sandbox;
   expect(indexed(store.owners, store.state)).toEqual(scanned(store.state));
   const fresh = new Repo(store);
+  // The merchant cap's count, kept through every put and removal, is what counting the records says.
+  expect(repo.merchantCount()).toBe(Object.keys(store.state.merchants).length);
   for (const m of Object.keys(store.state.merchants)) {
     const kinds = ['payouts', 'beneficiaries', 'verifications'] as const;
     expect({ m, counts: kinds.map((k) => repo.countOf(m, k)), order: repo.payoutIdsOf(m) }).toEqual({
@@ -222,7 +224,7 @@ describe('Owners, on its own', () => {
 
 describe("one merchant's creation, snapshot, restore, reset and lists read only what it holds", () => {
   /** Counts the reads of every key of a collection (Object.values, entries, keys: a scan of it). */
-  function countScans(state: State, c: 'payouts' | 'webhook_deliveries' | 'beneficiaries' | 'verifications' | 'accounts' | 'review_facts') {
+  function countScans(state: State, c: 'merchants' | 'payouts' | 'webhook_deliveries' | 'beneficiaries' | 'verifications' | 'accounts' | 'review_facts') {
     const counter = { scans: 0 };
     const target = state[c] as Record<string, unknown>;
     (state as unknown as Record<string, unknown>)[c] = new Proxy(target, {
@@ -234,9 +236,13 @@ describe("one merchant's creation, snapshot, restore, reset and lists read only 
     return counter;
   }
 
-  test('with 2,000 payouts and deliveries of 50 other merchants stored, none of these calls reads every record', async () => {
+  test('with 50 other merchants and 2,000 of their payouts and deliveries stored, none of these calls reads every record', async () => {
     const app = await createApp({ data: 'memory', clock: 'manual', seed: 3, logLevel: 'silent' });
     const { store } = app.sandbox;
+    for (let i = 0; i < 50; i++) {
+      const email = `other${i}@example.com`;
+      app.sandbox.repo.insertMerchant({ ...Object.values(store.state.merchants)[0], merchant_id: `OTHER${i}`, email } as Merchant);
+    }
     for (let i = 0; i < 2000; i++) {
       const m = `OTHER${i % 50}`;
       store.state.payouts[`P${i}`] = { ref_id: `P${i}`, merchant_id: m, client_ref_id: `C${i}` } as Payout;
@@ -245,7 +251,7 @@ describe("one merchant's creation, snapshot, restore, reset and lists read only 
       store.changed('webhook_deliveries', `D${i}`);
     }
     store.state.review_facts ??= {};
-    const scans = (['payouts', 'webhook_deliveries', 'beneficiaries', 'verifications', 'accounts', 'review_facts'] as const).map(
+    const scans = (['merchants', 'payouts', 'webhook_deliveries', 'beneficiaries', 'verifications', 'accounts', 'review_facts'] as const).map(
       (c) => [c, countScans(store.state, c)] as const,
     );
 
@@ -262,6 +268,7 @@ describe("one merchant's creation, snapshot, restore, reset and lists read only 
     ];
     for (const [name, call] of calls) expect({ name, status: (await call()).status < 300 }).toEqual({ name, status: true });
     expect(Object.fromEntries(scans.map(([c, n]) => [c, n.scans]))).toEqual({
+      merchants: 0,
       payouts: 0,
       webhook_deliveries: 0,
       beneficiaries: 0,
@@ -270,9 +277,9 @@ describe("one merchant's creation, snapshot, restore, reset and lists read only 
       review_facts: 0,
     });
     // The same calls with the index out of the way do read everything (the counting works).
-    const before = scans[0][1].scans;
+    const before = scans[1][1].scans;
     Object.values(store.state.payouts);
-    expect(scans[0][1].scans).toBe(before + 1);
+    expect(scans[1][1].scans).toBe(before + 1);
     await app.sandbox.close();
   });
 });

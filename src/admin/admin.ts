@@ -153,7 +153,7 @@ export class Admin {
   async createMerchant(input: unknown = {}) {
     const body = parse.merchant(input);
     const cap = this.sb.config.maxMerchants;
-    if (this.sb.repo.allMerchants().length - this.fixtureMerchants >= cap) {
+    if (this.sb.repo.merchantCount() - this.fixtureMerchants >= cap) {
       throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
     }
     if (body.webhook_url) await refuseUnfitTarget(this.sb, body.webhook_url, 'webhook url');

@@ -19,6 +19,7 @@ export class Repo {
   private counts = new Map<string, Record<RecordKind, number>>();
   private readonly payoutOrder = new PayoutOrder();
   private total = 0;
+  private merchants = 0;
 
   /** `caps`: the most payouts, beneficiaries and verifications (each) per merchant, and (together) in all. */
   constructor(
@@ -36,6 +37,7 @@ export class Repo {
   reindex(): void {
     for (const index of [this.merchantByEmail, this.payoutByClientRef, this.beneficiariesByAccount, this.counts]) index.clear();
     this.total = 0;
+    this.merchants = Object.keys(this.state.merchants).length;
     for (const b of Object.values(this.state.beneficiaries)) this.indexBeneficiary(b);
     for (const p of Object.values(this.state.payouts)) this.indexPayout(p);
     for (const v of Object.values(this.state.verifications)) this.count(v.merchant_id, 'verifications');
@@ -120,7 +122,9 @@ export class Repo {
 
   /** Stores a record under `id` in place of any there (the derived indexes: see reindex). */
   put(c: Collection, id: string, record: unknown): void {
-    collectionOf(this.state, c)[id] = record;
+    const records = collectionOf(this.state, c);
+    if (c === 'merchants' && !Object.hasOwn(records, id)) this.merchants++;
+    records[id] = record;
     this.touch(c, id);
   }
 
@@ -128,6 +132,7 @@ export class Repo {
     const records = collectionOf(this.state, c);
     // Whose it was, told with the removal (see Owners): it is not there to say afterwards.
     const owner = (records[id] as { merchant_id?: unknown } | undefined)?.merchant_id;
+    if (c === 'merchants' && Object.hasOwn(records, id)) this.merchants--;
     delete records[id];
     this.store.changed(c, id, typeof owner === 'string' ? owner : undefined);
   }
@@ -143,6 +148,11 @@ export class Repo {
 
   allMerchants(): Merchant[] {
     return Object.values(this.state.merchants);
+  }
+
+  /** How many merchants are stored, without reading them (the merchant cap's count, on every creation). */
+  merchantCount(): number {
+    return this.merchants;
   }
 
   insertMerchant(m: Merchant): void {
