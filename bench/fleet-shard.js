@@ -756,6 +756,7 @@ async function main() {
     }
     client = new Client(own ? own.base : opt.base, { label: `shard ${INDEX}`, thinkMs: Number(opt['think-ms']) });
     result.think_ms = client.thinkMs;
+    result.node_args = process.execArgv;
     const m = new Merchant(client, receiver);
     merchant = m;
     const webhookUrl = await receiver.listen();

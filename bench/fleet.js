@@ -2,10 +2,12 @@
 // Run: npm run bench:fleet (builds first), or on a built tree
 //   node bench/fleet.js [--shards 64] [--flows 20] [--mode shared|per-shard|both] [--json [FILE]]
 //                       [--foreign 3] [--timeout 600] [--keep] [--sandbox-arg=--no-fsync …] [--cpu-prof DIR]
-//                       [--shard-nice 10] [--think-ms 0] [--no-warm-up]
+//                       [--shard-nice 10] [--think-ms 0] [--no-warm-up] [--node-arg=--single-threaded-gc …]
+//                       [--shard-node-arg=--no-opt …]
 // The human summary always goes to stdout; --json also writes the results (to fleet-results.json
 // here when no FILE is given). --sandbox-arg adds an option to every sandbox's command line (for
-// an A/B), --cpu-prof DIR runs the shared sandbox under node --cpu-prof, --keep keeps the data,
+// an A/B), --node-arg adds an option to the shared sandbox's node (V8's flags, for an A/B) and
+// --shard-node-arg one to every shard's, --cpu-prof DIR runs the shared sandbox under node --cpu-prof, --keep keeps the data,
 // --shard-nice N is the niceness the shards run their flows at (0 to 19; the sandboxes keep 0).
 // --think-ms N has each shard pause N ms before each of its requests (a test's own work between
 // its calls; 0, the default, sends the next as soon as the answer is in), outside the request's timing.
@@ -81,6 +83,8 @@ const OPTIONS = {
   timeout: { type: 'string', default: '600' },
   keep: { type: 'boolean', default: false },
   'sandbox-arg': { type: 'string', multiple: true, default: [] },
+  'node-arg': { type: 'string', multiple: true, default: [] },
+  'shard-node-arg': { type: 'string', multiple: true, default: [] },
   'cpu-prof': { type: 'string' },
   'shard-nice': { type: 'string', default: '10' },
   'think-ms': { type: 'string', default: '0' },
@@ -88,7 +92,8 @@ const OPTIONS = {
 };
 const USAGE = `Usage: node bench/fleet.js [--shards 64] [--flows 20] [--mode shared|per-shard|both] [--json [FILE]]
                          [--foreign 3] [--timeout 600] [--keep] [--sandbox-arg=--no-fsync …] [--cpu-prof DIR]
-                         [--shard-nice 10] [--think-ms 0] [--no-warm-up]
+                         [--shard-nice 10] [--think-ms 0] [--no-warm-up] [--node-arg=--single-threaded-gc …]
+                         [--shard-node-arg=--no-opt …]
 N parallel CI shards (each its own process) × the fixed suite of merchant flows against one shared
 sandbox and/or one executable per shard; exit 1 when an invariant fails (docs/performance.md).`;
 if (argv.includes('--help') || argv.includes('-h')) {
@@ -203,6 +208,7 @@ async function runMode(mode) {
   let server = null;
   if (mode === 'shared') {
     const args = [
+      ...opt['node-arg'],
       ...(opt['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', resolve(opt['cpu-prof'])] : []),
       'bin/payout-sandbox.js',
       '--port',
@@ -280,7 +286,7 @@ async function runMode(mode) {
       ...(WARM_UP ? [] : ['--no-warm-up']),
     ];
     for (const a of opt['sandbox-arg']) args.push(`--sandbox-arg=${a}`);
-    const child = fork(SHARD, args, { cwd: ROOT, env, execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+    const child = fork(SHARD, args, { cwd: ROOT, env, execArgv: opt['shard-node-arg'], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
     live.add(child);
     child.once('exit', () => live.delete(child));
     const s = {
@@ -450,6 +456,7 @@ async function runMode(mode) {
     released_after_first_spawn_ms: releasedAt === null ? null : Math.round(releasedAt - started),
     shard_niceness: unionOf(results.map((r) => r.niceness)),
     shard_think_ms: unionOf(results.map((r) => [r.think_ms])),
+    shard_node_args: unionOf(results.map((r) => [(r.node_args ?? []).join(' ')])),
     // Each shard's first request after the release: ms, each process's clock against this one's (±1 ms).
     first_request_after_release_ms: releasedAt === null ? null : spread(results.map((r) => r.first_request_epoch_ms - (performance.timeOrigin + releasedAt))),
     released_with_ready: readyAtRelease === null ? [] : [readyAtRelease],
@@ -688,6 +695,8 @@ const results = {
     shard_nice: SHARD_NICE,
     think_ms: THINK_MS,
     warm_up: WARM_UP,
+    sandbox_node_args: opt['node-arg'],
+    shard_node_args: opt['shard-node-arg'],
     flow_kinds: FLOW_KINDS.slice(0, Math.min(FLOWS, FLOW_KINDS.length)),
   },
   modes: {},

@@ -45,6 +45,7 @@ interface ModeResult {
   cross_talk: { count: number; checked_shards: number; probes_of_other_shards_ids: number };
   webhooks: { received: number; unverified: number; final_payouts: number; missing: number };
   server: {
+    what: string;
     processes: number;
     niceness: number[];
     clean_exits: number;
@@ -66,6 +67,7 @@ interface ModeResult {
   released_with_ready: number[];
   shard_niceness: number[];
   shard_think_ms: number[];
+  shard_node_args: string[];
   shard_timeline_ms: Record<string, { p50: number; max: number }>;
   shard_cpu_s: number;
   shard_cpu_split_s: { start_up: number; until_go: number; flows: number; checks: number };
@@ -82,11 +84,30 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'payout-sandbox-fleet-'));
   const json = join(dir, 'fleet.json');
   // A process group of its own: whatever happens, the shards and sandboxes go with it.
-  const child = spawn(process.execPath, ['bench/fleet.js', '--shards', '4', '--flows', '20', '--mode', 'both', '--json', json, '--timeout', '150'], {
-    cwd: ROOT,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'bench/fleet.js',
+      '--shards',
+      '4',
+      '--flows',
+      '20',
+      '--mode',
+      'both',
+      '--json',
+      json,
+      '--timeout',
+      '150',
+      // A V8 flag that changes nothing here, to see it reach the shared sandbox's node and every shard's.
+      '--node-arg=--stack-size=900',
+      '--shard-node-arg=--stack-size=901',
+    ],
+    {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    },
+  );
   pgid = child.pid!;
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
@@ -186,6 +207,7 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     expect(r.shard_niceness).toEqual([Math.max(10, getPriority())]);
     // No pause before a request unless asked (--think-ms): the harshest pace, as the targets are set.
     expect(r.shard_think_ms).toEqual([0]);
+    expect(r.shard_node_args).toEqual(['--stack-size=901']);
     expect(r.server.niceness).toEqual([getPriority()]);
     // The shared sandbox's event loop from the release to the last shard's flows: read from /proc,
     // its CPU within the wall time (clock ticks of 10 ms aside); none for executables of their own.
@@ -239,7 +261,7 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
       command: string;
       invariants: { passed: boolean }[];
       passed: boolean;
-      config: { think_ms: number; warm_up: boolean };
+      config: { think_ms: number; warm_up: boolean; sandbox_node_args: string[]; shard_node_args: string[] };
     };
     expect(r.machine.cpu_model.length).toBeGreaterThan(0);
     expect(r.machine.cores).toBeGreaterThan(0);
@@ -249,7 +271,8 @@ describe('npm run bench:fleet, 4 shards × 20 flows', () => {
     expect(Number.isNaN(Date.parse(r.date))).toBe(false);
     expect(r.git_commit).toMatch(/^[0-9a-f]{7,}$/);
     expect(r.command).toContain('bench/fleet.js --shards 4');
-    expect(r.config).toEqual({ ...r.config, think_ms: 0, warm_up: true });
+    expect(r.config).toEqual({ ...r.config, think_ms: 0, warm_up: true, sandbox_node_args: ['--stack-size=900'], shard_node_args: ['--stack-size=901'] });
+    expect(fleet.results.modes.shared.server.what).toMatch(/^node --stack-size=900 bin\/payout-sandbox\.js /);
     expect(r.invariants.length).toBe(12);
     expect(r.invariants.filter((i) => !i.passed)).toEqual([]);
     expect(r.passed).toBe(true);
