@@ -117,6 +117,37 @@ describe('a clock per merchant', () => {
     expect((await clockOf(a)).now).toBe(moved.now);
   });
 
+  test("a follower's due items go with it to its own clock: they run on its advances, never on the sandbox clock's, whose next no longer names them; the move reads only the follower's items", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const refA = await pay(a, 2002.02); // Pending for 30 minutes, then Success
+    await control().post('/__sandbox/clock/advance').send({ by: '20m' });
+    const paidB = Date.parse(await sandboxNow());
+    const refB = await pay(b, 2002.02);
+    // Every read of all the due items (Object.values, keys, entries) is counted from here.
+    const scheduler = app.sandbox.store.state.scheduler;
+    let scans = 0;
+    scheduler.items = new Proxy(scheduler.items, {
+      ownKeys(t) {
+        scans += 1;
+        return Reflect.ownKeys(t);
+      },
+    });
+    expect((await advanceTenant(a, '1m')).follows_sandbox_clock).toBe(false);
+    expect(scans).toBe(0);
+    expect(await record(a, refA)).toMatchObject({ status: 'Pending' });
+    // The sandbox clock's next event is b's settlement, not a's (due 20 minutes sooner).
+    const next = await control().post('/__sandbox/clock/next').send();
+    expect(next.status).toBe(200);
+    expect(Date.parse(next.body.now) - paidB).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(await record(b, refB)).toMatchObject({ status: 'Success' });
+    expect(await record(a, refA)).toMatchObject({ status: 'Pending' });
+    await control().post('/__sandbox/clock/advance').send({ by: '1h' });
+    expect(await record(a, refA)).toMatchObject({ status: 'Pending' });
+    await advanceTenant(a, '30m');
+    expect(await record(a, refA)).toMatchObject({ status: 'Success' });
+  });
+
   test('a bad duration is 400, an unknown merchant 404, and a real clock cannot be advanced (409)', async () => {
     const a = await tenant({ clock: { mode: 'real' } });
     expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: 'soon' })).status).toBe(400);

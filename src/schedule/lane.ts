@@ -13,7 +13,11 @@ export class Lane {
   readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
   running: Promise<void> = Promise.resolve();
 
-  constructor(readonly clock: Clock) {}
+  /** `key`: the lane's clock, a merchant's id or SANDBOX_LANE (an item is this lane's while its merchant's clock is it). */
+  constructor(
+    readonly clock: Clock,
+    readonly key: string,
+  ) {}
 
   clear(): void {
     if (this.timer) clearTimeout(this.timer);

@@ -15,7 +15,7 @@ type Handler = (item: DueItem) => void | Promise<void>;
  */
 export const ADVANCE_SETTLE_MS = 250;
 
-/** Items a reset or restore may add to the sandbox clock's lane before that lane is built again from what is due (see relane). */
+/** Entries of items no longer its own the sandbox clock's lane may hold before it is built again from what is due (see relane). */
 const REBUILD_AFTER = 4096;
 
 /**
@@ -30,8 +30,8 @@ export class Scheduler {
   private lanes = new Map<string, Lane>();
   private readonly handlers = new Map<DueKind, Handler>();
   private stopped = false;
-  /** Items added to the sandbox clock's lane by relane since it was last built whole. */
-  private sandboxJoined = 0;
+  /** Entries the sandbox clock's lane holds of items that are no longer its own (replaced, or their merchant's clock moved), since it was last built whole. */
+  private sandboxStale = 0;
   /** Told of each advance of a manual clock as it starts (the journal keeps them for traces): whose (null: the sandbox clock), from and to. */
   onAdvance: ((merchantId: string | null, from: number, to: number) => void) | null = null;
 
@@ -55,7 +55,7 @@ export class Scheduler {
 
   private lane(key: string): Lane {
     let lane = this.lanes.get(key);
-    if (!lane) this.lanes.set(key, (lane = new Lane(this.clocks.of(key || null))));
+    if (!lane) this.lanes.set(key, (lane = new Lane(this.clocks.of(key || null), key)));
     return lane;
   }
 
@@ -64,7 +64,7 @@ export class Scheduler {
     const waiting = [...this.lanes.entries()].map(([key, l]) => [key, l.waiters.splice(0)] as const);
     for (const l of this.lanes.values()) l.clear();
     this.lanes = new Map();
-    this.sandboxJoined = 0;
+    this.sandboxStale = 0;
     for (const item of Object.values(this.getState().scheduler.items)) this.lane(this.clocks.laneOf(item.merchant_id)).heap.push(item);
     for (const [key, ws] of waiting) this.lane(this.clocks.laneOf(key || null)).waiters.push(...ws);
     for (const lane of this.lanes.values()) {
@@ -76,25 +76,29 @@ export class Scheduler {
 
   /**
    * One merchant's clock or items changed (it got a clock of its own, its records were put back):
-   * its lane is built again on its clock, and the sandbox clock's lane from what follows that
-   * clock; every other lane, and an advance under way on one, runs on undisturbed. `replaced`:
-   * the merchant's items were all replaced by new ones (its reset, a restore), so the sandbox
-   * clock's lane holds none of them that could still run: the new ones join it if the merchant
-   * follows that clock, and nothing else of it is read again (this costs what the merchant holds).
+   * its lane is built again on its clock, and its items join the sandbox clock's lane if it follows
+   * that clock and they are new there (`replaced`: its reset or a restore put new items in place of
+   * all of its own; or it had a lane of its own until now). Every other lane, and an advance under
+   * way on one, runs on undisturbed. The sandbox clock's lane is not read again: the entries it
+   * holds of items that are no longer its own (replaced, or their merchant now has a clock of its
+   * own) are dropped as they come up (see `current`), and past REBUILD_AFTER of them it is built
+   * again from what is due. So this costs what the merchant holds, not what the sandbox holds.
    */
   relane(merchantId: string, { replaced = false } = {}): void {
     const old = this.lanes.get(merchantId);
     old?.clear();
     this.lanes.delete(merchantId);
     const sandbox = this.lane(SANDBOX_LANE);
-    const joining = replaced && this.clocks.laneOf(merchantId) === SANDBOX_LANE ? this.itemsOf(merchantId) : [];
-    // The entries of the items replaced stay in the sandbox lane's heap until they come up (they
-    // no longer run); past REBUILD_AFTER such additions it is built again from what is due.
-    this.sandboxJoined += joining.length;
-    if (replaced && this.sandboxJoined <= REBUILD_AFTER) {
+    const onSandbox = this.clocks.laneOf(merchantId) === SANDBOX_LANE;
+    const joining = onSandbox && (replaced || old !== undefined) ? this.itemsOf(merchantId) : [];
+    // Left behind in the sandbox clock's lane: the items it held of the merchant, when they were
+    // replaced or the merchant has just left that clock for one of its own.
+    const left = replaced ? joining.length : !onSandbox && old === undefined ? this.itemsOf(merchantId).length : 0;
+    this.sandboxStale += left;
+    if (this.sandboxStale <= REBUILD_AFTER) {
       for (const item of joining) sandbox.heap.push(item);
     } else {
-      this.sandboxJoined = 0;
+      this.sandboxStale = 0;
       const all = Object.values(this.getState().scheduler.items);
       sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
     }
@@ -107,6 +111,18 @@ export class Scheduler {
       lane.releaseWaiters();
       lane.armWaiters(this.stopped);
     }
+  }
+
+  /** Whether `item` is still to run on `lane`: neither run, cancelled nor replaced, and its merchant's clock is still the lane's. */
+  private current(lane: Lane, item: DueItem): boolean {
+    return this.getState().scheduler.items[item.id] === item && this.clocks.laneOf(item.merchant_id) === lane.key;
+  }
+
+  /** The lane's next item to run, once the entries on top that are no longer its own (see `current`) are dropped. */
+  private topOf(lane: Lane): DueItem | undefined {
+    let top = lane.heap.peek();
+    for (; top && !this.current(lane, top); top = lane.heap.peek()) lane.heap.pop();
+    return top;
   }
 
   /** Adds a due item on the clock of `merchantId` (the caller persists, with the change that scheduled it). */
@@ -133,11 +149,8 @@ export class Scheduler {
 
   /** When the next item on the clock of `merchantId` (null: the sandbox clock) is due, or null when none is. */
   nextDue(merchantId: string | null): number | null {
-    const lane = this.lane(this.clocks.laneOf(merchantId));
-    const items = this.getState().scheduler.items;
-    // Cancelled items stay in the heap until they come up; drop those on top.
-    for (let top = lane.heap.peek(); top && items[top.id] !== top; top = lane.heap.peek()) lane.heap.pop();
-    return lane.heap.peek()?.due ?? null;
+    // Cancelled items stay in the heap until they come up; topOf drops those on top.
+    return this.topOf(this.lane(this.clocks.laneOf(merchantId)))?.due ?? null;
   }
 
   /** Everything due later, in time order; only one merchant's when given. */
@@ -247,7 +260,7 @@ export class Scheduler {
       const started: Promise<void>[] = [];
       for (; top && top.due === instant; top = lane.heap.peek()) {
         lane.heap.pop();
-        if (items[top.id] !== top) continue; // cancelled, or replaced by a reload
+        if (!this.current(lane, top)) continue; // cancelled, replaced, or its merchant's clock is no longer this lane's
         delete items[top.id];
         this.store.changed('due_items', top.id, top.merchant_id);
         // A manual clock moves to each item's time, never back (an item may be due before now).
@@ -278,7 +291,7 @@ export class Scheduler {
     if (lane.clock.mode === 'manual' || this.stopped || this.store.failure !== null) return;
     if (lane.timer) clearTimeout(lane.timer);
     lane.timer = null;
-    const top = lane.heap.peek();
+    const top = this.topOf(lane);
     if (!top) return;
     const delay = Math.min(lane.clock.realDelayUntil(top.due), MAX_TIMER_MS);
     lane.timer = setTimeout(() => {
