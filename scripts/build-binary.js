@@ -62,7 +62,10 @@ function run(file, args) {
  * HEALTHCHECK, run every second) loads only its own module: esbuild wraps each required module
  * in a lazy initialiser, so the server's modules are neither evaluated nor compiled for it.
  */
-const ENTRY = `if (process.argv[2] === 'wait') {
+const ENTRY = `if (process.env.PAYOUT_SANDBOX_HANDLE_ECHO === '1') {
+  // The helper the server starts to get more listening handles (src/accept.ts): nothing else loads.
+  require('./dist/handle-echo.js').runHandleEcho();
+} else if (process.argv[2] === 'wait') {
   require('./dist/client/wait.js').main(process.argv);
 } else {
   require('./dist/cli.js').main(process.argv).catch((err) => {

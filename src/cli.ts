@@ -9,6 +9,7 @@ import { banner } from './banner.js';
 import { unknownVerb, VERBS } from './client/verbs.js';
 import { type Serving, serve } from './listen.js';
 import {
+  CLI_DEFAULTS,
   ConfigError,
   DEFAULT_FIXTURES,
   DEFAULTS,
@@ -84,6 +85,7 @@ const CAPS: Partial<Record<keyof typeof RANGES & keyof typeof DEFAULTS, string>>
   maxSnapshots: 'snapshots kept',
   maxSnapshotBytes: 'total size of the snapshots kept (bytes of JSON)',
   maxConnections: 'open connections at once; more are refused',
+  acceptHandles: 'listening handles beside the first on the port: a busy sandbox accepts up to N+1 new connections per turn of its event loop (0: one)',
   compactBytes: "compact the change log into the data file past this many bytes (and past the data file's size)",
   headersTimeout: 'ms a client has to send a request head',
   requestTimeout: 'ms a client has to send a whole request',
@@ -171,7 +173,10 @@ export function buildProgram(): Command {
   for (const [key, help] of Object.entries(CAPS) as Array<[keyof typeof CAPS, string]>) {
     const flag = flagOf(key);
     program.addOption(
-      env(new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(DEFAULTS[key]), flag.toUpperCase().replace(/-/g, '_')),
+      env(
+        new Option(`--${flag} <n>`, help).argParser(integer(flag.replace(/-/g, ' '), key)).default(CLI_DEFAULTS[key] ?? DEFAULTS[key]),
+        flag.toUpperCase().replace(/-/g, '_'),
+      ),
     );
   }
   program

@@ -2,6 +2,7 @@ import { createServer, IncomingMessage, type Server, ServerResponse } from 'node
 import type { AddressInfo } from 'node:net';
 import { type NetworkInterfaceInfo, networkInterfaces } from 'node:os';
 import type { Express } from 'express';
+import { acceptMore, capConnections } from './accept.js';
 import type { SandboxApp } from './app.js';
 import { precompileParsers } from './contract/parse.js';
 import { ConfigError } from './sandbox/config.js';
@@ -11,6 +12,16 @@ export interface ServerLimits {
   maxConnections: number;
   headersTimeout: number;
   requestTimeout: number;
+  /** Listening handles beside the first on the same port (accept.ts): a busy loop accepts up to this + 1 connections a turn. */
+  acceptHandles?: number;
+}
+
+/** Each server's added listening handles (accept.ts): closed with it, before it stops listening. */
+const ACCEPTING = new WeakMap<Server, { added: Promise<number>; close(): void }>();
+
+/** How many listening handles beside the first the server has once they are set up (0 when none were asked for, or none could be). */
+export function addedHandles(server: Server): Promise<number> {
+  return ACCEPTING.get(server)?.added ?? Promise.resolve(0);
 }
 
 /**
@@ -47,11 +58,15 @@ export function listen(app: Express, port: number, host: string, limits?: Server
     },
     app,
   );
-  if (limits) server.maxConnections = limits.maxConnections;
+  const handles = limits?.acceptHandles ?? 0;
+  // With handles beside the first, the cap counts every connection the server is given (accept.ts).
+  if (limits && handles > 0) capConnections(server, limits.maxConnections);
+  else if (limits) server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
+      if (handles > 0) ACCEPTING.set(server, acceptMore(server, handles));
       resolve(server);
     });
   });
@@ -83,6 +98,7 @@ export function boundAddresses(server: Server): { bound: string; reachable: stri
  * requests in flight finish for that long before their sockets are cut; 0 cuts them at once.
  */
 export async function closeServers(servers: Server[], graceMs: number): Promise<void> {
+  for (const s of servers) ACCEPTING.get(s)?.close();
   const force = setTimeout(() => {
     for (const s of servers) s.closeAllConnections();
   }, graceMs);

@@ -11,7 +11,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
 const LAYERS: Array<[name: string, pattern: RegExp]> = [
-  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|shipped|input-file)\.ts$/],
+  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|shipped|input-file|handle-echo)\.ts$/],
   ['store', /^store\//],
   ['schedule', /^schedule\//],
   ['contract', /^contract\//],
@@ -22,7 +22,7 @@ const LAYERS: Array<[name: string, pattern: RegExp]> = [
   ['sandbox', /^sandbox\//],
   ['admin', /^admin\//],
   ['http', /^http\//],
-  ['app', /^(app|listen)\.ts$/],
+  ['app', /^(app|listen|accept)\.ts$/],
   ['fidelity', /^fidelity\//],
   ['client', /^client\//],
   ['entry', /^(cli|index|banner|signals)\.ts$/],

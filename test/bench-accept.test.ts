@@ -25,8 +25,25 @@ test('five connections opened at once, each turn busy 10 ms: accepted one per tu
   expect(out.turns).toBeGreaterThanOrEqual(5);
 });
 
+test('with 4 more listening handles (src/accept.ts, as the command has 16): ten connections accepted at most five a turn, in two or three turns', () => {
+  const r = run('--json', '--connections', '10', '--turn-ms', '10', '--handles', '4');
+  expect(r.status).toBe(0);
+  const out = JSON.parse(r.stdout) as { gaps_ms: number[]; handles: number; turns: number };
+  expect(out.handles).toBe(4);
+  expect(out.gaps_ms).toHaveLength(9);
+  // The accepts of one turn: the runs of gaps well under a turn between the gaps of a turn or more.
+  const perTurn = [1];
+  for (const gap of out.gaps_ms) {
+    if (gap >= 9) perTurn.push(1);
+    else perTurn[perTurn.length - 1] = (perTurn.at(-1) as number) + 1;
+  }
+  expect(Math.max(...perTurn)).toBeLessThanOrEqual(5);
+  expect(perTurn.length).toBeGreaterThanOrEqual(2);
+  expect(perTurn.length).toBeLessThanOrEqual(3);
+});
+
 test('the options are checked: a bad value exits 2 with the usage; --help prints it', () => {
-  for (const args of [['--connections', '0'], ['--turn-ms', 'x'], ['--nope']]) {
+  for (const args of [['--connections', '0'], ['--turn-ms', 'x'], ['--handles', '65'], ['--nope']]) {
     const r = run(...args);
     expect({ args, status: r.status }).toEqual({ args, status: 2 });
     expect(r.stderr).toContain('usage: node bench/accept-per-turn.js');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { actionCheckout, runStep } from './action-runner.js';
 import { ensureBinary } from './binary-helpers.js';
-import { killAll, runCli } from './cli-helpers.js';
+import { killAll, runCli, settledChildren, settledDescriptors } from './cli-helpers.js';
 import { useTempDir } from './helpers.js';
 
 /**
@@ -115,6 +115,10 @@ test('env -i, a copy of the executable alone in a folder: the API, the shipped s
   }
   const sb = await start(['--clock', 'manual'], exe);
   while (!/AccessToken/.test(sb.output())) await new Promise((r) => setTimeout(r, 10));
+  // Its 16 more listening handles (src/accept.ts) came from the executable run as their helper,
+  // with no Node and no environment; the helper is gone.
+  expect(await settledDescriptors(sb.proc.pid as number, Number(new URL(sb.url).port), 17)).toBe(17);
+  expect(await settledChildren(sb.proc.pid as number)).toEqual([]);
   expect(sb.output()).toMatch(/Scenario:\s+default \(.*payout-sandbox\/scenarios\/default\.json\)/);
   expect(sb.output()).toContain('x-merchant-email: demo@payout-sandbox.test');
   // A magic amount of the shipped scenario, read from inside the executable.

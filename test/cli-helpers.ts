@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/payout-sandbox.js', import.meta.url));
@@ -80,4 +81,73 @@ export function runCli(args: string[], env: Record<string, string> = {}): Promis
       resolve({ code, stdout, stderr });
     });
   });
+}
+
+/** How many of process `pid`'s descriptors are the listening socket on `port` (Linux: /proc/net/tcp and tcp6, /proc/<pid>/fd). */
+export function listeningDescriptors(pid: number, port: number): number {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text = '';
+    try {
+      text = readFileSync(table, 'utf8');
+    } catch {
+      continue;
+    }
+    for (const line of text.split('\n').slice(1)) {
+      const f = line.trim().split(/\s+/);
+      // local address:port, …, state 0A = LISTEN, …, inode (the tenth field)
+      if (f.length > 9 && f[1]?.endsWith(`:${hexPort}`) && f[3] === '0A') inodes.add(f[9] as string);
+    }
+  }
+  let n = 0;
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const m = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (m && inodes.has(m[1] as string)) n += 1;
+    } catch {
+      // closed since it was listed
+    }
+  }
+  return n;
+}
+
+/** Waits (at most 10 s) until process `pid` has `n` descriptors of its listening socket on `port`; answers how many it has then. */
+export async function settledDescriptors(pid: number, port: number, n: number): Promise<number> {
+  const until = Date.now() + 10_000;
+  let seen = listeningDescriptors(pid, port);
+  while (seen !== n && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    seen = listeningDescriptors(pid, port);
+  }
+  return seen;
+}
+
+/** The process ids of process `pid`'s children (Linux: /proc/<pid>/task/<tid>/children). */
+export function childrenOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      out.push(
+        ...readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
+          .split(/\s+/)
+          .filter((x) => x !== '')
+          .map(Number),
+      );
+    } catch {
+      // the thread ended since it was listed
+    }
+  }
+  return out;
+}
+
+/** Waits (at most 10 s) until process `pid` has no child process left; answers the children it has then. */
+export async function settledChildren(pid: number): Promise<number[]> {
+  const until = Date.now() + 10_000;
+  let children = childrenOf(pid);
+  while (children.length > 0 && Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 20));
+    children = childrenOf(pid);
+  }
+  return children;
 }

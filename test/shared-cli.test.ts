@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { killAll, type Running, runCli, startCli } from './cli-helpers.js';
+import { killAll, listeningDescriptors, type Running, runCli, settledChildren, settledDescriptors, startCli } from './cli-helpers.js';
 import { DEMO, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 
 /** The shared-sandbox guarantees, on the real process. */
@@ -244,6 +244,32 @@ test('SIGTERM lets a request in flight finish and exits 0; a second signal exits
   expect(await within(5_000, 'the second SIGTERM to end the sandbox', gone)).toBe(143);
   expect(performance.now() - t).toBeLessThan(2000);
   held.destroy();
+});
+
+test('the command listens on 17 descriptors of its socket (16 more handles, so a busy loop accepts up to 17 connections a turn); --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
+  const byDefault = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
+  const two = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent'], { SANDBOX_ACCEPT_HANDLES: '2' });
+  const one = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--accept-handles', '0']);
+  try {
+    const pidPort = (r: Running) => [r.proc.pid as number, Number(new URL(r.url).port)] as const;
+    expect(await settledDescriptors(...pidPort(byDefault), 17)).toBe(17);
+    expect(await settledDescriptors(...pidPort(two), 3)).toBe(3);
+    expect(listeningDescriptors(...pidPort(one))).toBe(1);
+    // The helper that handed the duplicates back is gone.
+    for (const r of [byDefault, two, one]) expect(await settledChildren(r.proc.pid as number)).toEqual([]);
+    // Many connections at once are all served, whichever handle accepts each.
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, () =>
+        raw(byDefault.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n').then((r) => r.answer.slice(0, 15)),
+      ),
+    );
+    expect(new Set(answers)).toEqual(new Set(['HTTP/1.1 200 OK']));
+  } finally {
+    for (const r of [byDefault, two, one]) await r.stop();
+  }
+  const bad = await runCli(['--port', '0', '--data', 'memory', '--accept-handles', '65']);
+  expect(bad.code).toBe(2);
+  expect(bad.stderr).toMatch(/accept handles/);
 });
 
 test('--max-connections: connections past the cap are closed at once; the ones within it are served', async () => {

@@ -52,6 +52,12 @@ export interface SandboxConfig {
   maxSnapshots: number;
   maxSnapshotBytes: number;
   maxConnections: number;
+  /**
+   * Listening handles beside the first on the port (accept.ts): a busy sandbox accepts up to this
+   * + 1 new connections a turn of its loop. 0 in a test's own process (startSandbox); the command,
+   * the executable and the image start with 16 (CLI_DEFAULTS).
+   */
+  acceptHandles: number;
   /** Real ms: the whole request head must arrive within it; the whole request within requestTimeout. */
   headersTimeout: number;
   requestTimeout: number;
@@ -112,6 +118,7 @@ export const DEFAULTS: SandboxConfig = {
   maxSnapshots: 50,
   maxSnapshotBytes: 256 * 1024 * 1024,
   maxConnections: 2000,
+  acceptHandles: 0,
   headersTimeout: 10_000,
   requestTimeout: 30_000,
   coverageReport: null,
@@ -130,6 +137,9 @@ export const DEFAULTS: SandboxConfig = {
 
 export type SandboxOptions = Partial<SandboxConfig>;
 
+/** Where the command's default differs from a sandbox started in a test's own process: a server that may serve many clients at once. */
+export const CLI_DEFAULTS: Partial<SandboxConfig> = { acceptHandles: 16 };
+
 /** The whole-number options' ranges: the CLI's parsers and resolveConfig both read them. */
 export const RANGES = {
   port: { min: 0, max: 65535 },
@@ -143,6 +153,7 @@ export const RANGES = {
   maxSnapshots: { min: 0, max: 10_000 },
   maxSnapshotBytes: { min: 0, max: 64 * 1024 ** 3 },
   maxConnections: { min: 1, max: 1_000_000 },
+  acceptHandles: { min: 0, max: 64 },
   headersTimeout: { min: 100, max: 600_000 },
   requestTimeout: { min: 100, max: 3_600_000 },
   compactBytes: { min: 0, max: 64 * 1024 ** 3 },
