@@ -25,40 +25,49 @@ const ECHO_MS = 5_000;
  * handle); `added` resolves with how many duplicates listen. Whatever fails (no helper, a platform
  * that cannot pass handles) leaves the server as it was, with one handle.
  */
-export function acceptMore(server: Server, count: number): { added: Promise<number>; close(): void } {
+export function acceptMore(server: net.Server, count: number): { added: Promise<number>; close(): Promise<void> } {
   const extras: net.Server[] = [];
   let child: ChildProcess | null = null;
+  let exited: Promise<void> = Promise.resolve();
   let closed = false;
+  /** The wait for the helper's next handle, when one is under way. */
+  let waiting: ((handle: unknown) => void) | null = null;
   const added = (async () => {
     if (count <= 0) return 0;
     const handle = (server as unknown as { _handle?: unknown })._handle;
     if (!handle) return 0;
-    child = spawn(process.execPath, IN_EXECUTABLE ? [] : ['-e', HANDLE_ECHO_SOURCE], {
+    const helper = spawn(process.execPath, IN_EXECUTABLE ? [] : ['-e', HANDLE_ECHO_SOURCE], {
       env: { [HANDLE_ECHO_ENV]: '1' },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       windowsHide: true,
     });
-    const helper = child;
-    helper.on('error', () => undefined); // could not start: nothing comes back, the wait below ends it
+    child = helper;
+    exited = new Promise((resolve) => {
+      helper.once('exit', () => resolve());
+      helper.once('error', () => resolve()); // could not start: no exit will come
+    });
+    const end = () => waiting?.(null);
+    helper.once('exit', end);
+    helper.once('error', end);
+    // One listener for the helper's life: a handle that comes back when nobody waits for it (after
+    // a time-out, or a stop) is closed, so no copy of the socket is left listening.
+    helper.on('message', (message: unknown, h?: { close(): void }) => {
+      if (message !== 'back' || !h) return;
+      if (waiting) waiting(h);
+      else h.close();
+    });
     try {
-      for (let i = 0; i < count && !closed; i++) {
+      for (let i = 0; i < count && !closed && helper.connected; i++) {
         const back = await new Promise<unknown>((resolve) => {
-          const timer = setTimeout(() => done(null), ECHO_MS);
-          const onMessage = (message: unknown, h: unknown) => {
-            if (message === 'back') done(h ?? null);
-          };
-          const done = (h: unknown) => {
+          const timer = setTimeout(() => waiting?.(null), ECHO_MS);
+          timer.unref();
+          waiting = (h) => {
             clearTimeout(timer);
-            helper.off('message', onMessage);
-            helper.off('exit', onExit);
+            waiting = null;
             resolve(h);
           };
-          const onExit = () => done(null);
-          helper.on('message', onMessage);
-          helper.once('exit', onExit);
-          if (!helper.connected) return done(null);
           helper.send('dup', handle as never, (err) => {
-            if (err) done(null);
+            if (err) waiting?.(null);
           });
         });
         if (back === null) break;
@@ -67,6 +76,8 @@ export function acceptMore(server: Server, count: number): { added: Promise<numb
           break;
         }
         const extra = net.createServer();
+        // Its connections as the HTTP server's own are made: no Nagle delay, half-open allowed.
+        copySocketOptions(server, extra);
         extra.on('connection', (socket) => server.emit('connection', socket));
         extra.on('error', () => undefined);
         extra.listen(back as never);
@@ -81,29 +92,45 @@ export function acceptMore(server: Server, count: number): { added: Promise<numb
   })().catch(() => extras.length);
   return {
     added,
+    /** Stops adding, closes the helper and every added handle; resolves once the helper is gone and their connections have ended. */
     close() {
       closed = true;
+      waiting?.(null);
       child?.kill();
-      for (const e of extras.splice(0)) e.close();
+      return Promise.all([exited, ...extras.splice(0).map((e) => new Promise<void>((resolve) => e.close(() => resolve())))]).then(() => undefined);
     },
   };
+}
+
+/** The options net.Server gives each connection it accepts, as `from` has them (an HTTP server: noDelay, allowHalfOpen). */
+function copySocketOptions(from: net.Server, to: net.Server): void {
+  const keys = ['noDelay', 'allowHalfOpen', 'keepAlive', 'keepAliveInitialDelay', 'pauseOnConnect'] as const;
+  const a = from as unknown as Record<string, unknown>;
+  const b = to as unknown as Record<string, unknown>;
+  for (const k of keys) b[k] = a[k];
 }
 
 /**
  * The cap on open connections when connections come through more than one handle: Node's
  * `maxConnections` counts one server's own, so the HTTP server counts every connection it is
- * given, whichever handle accepted it, and closes at once any past `max`.
+ * given, whichever handle accepted it, and closes at once any past `max`. `busy` runs once, the
+ * first time `busy.at` connections are open at once.
  */
-export function capConnections(server: Server, max: number): void {
+export function capConnections(server: Server, max: number, busy?: { at: number; run(): void }): void {
   const handlers = server.listeners('connection') as Array<(socket: net.Socket) => void>;
   server.removeAllListeners('connection');
   let open = 0;
+  let busyRun = busy === undefined;
   server.on('connection', (socket: net.Socket) => {
     if (open >= max) {
       socket.destroy();
       return;
     }
     open += 1;
+    if (!busyRun && open >= (busy as { at: number }).at) {
+      busyRun = true;
+      (busy as { run(): void }).run();
+    }
     socket.once('close', () => {
       open -= 1;
     });

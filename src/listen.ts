@@ -17,7 +17,14 @@ export interface ServerLimits {
 }
 
 /** Each server's added listening handles (accept.ts): closed with it, before it stops listening. */
-const ACCEPTING = new WeakMap<Server, { added: Promise<number>; close(): void }>();
+const ACCEPTING = new WeakMap<Server, { added: Promise<number>; close(): Promise<void> }>();
+
+/**
+ * The handles beside the first are added once this many connections are open at once: a sandbox
+ * that serves one test client (an executable per CI job, a developer's) never starts the helper
+ * (about 0.15 s of CPU), one that serves many does as soon as it does.
+ */
+export const ACCEPT_MORE_AT = 8;
 
 /** How many listening handles beside the first the server has once they are set up (0 when none were asked for, or none could be). */
 export function addedHandles(server: Server): Promise<number> {
@@ -59,14 +66,20 @@ export function listen(app: Express, port: number, host: string, limits?: Server
     app,
   );
   const handles = limits?.acceptHandles ?? 0;
-  // With handles beside the first, the cap counts every connection the server is given (accept.ts).
-  if (limits && handles > 0) capConnections(server, limits.maxConnections);
+  // With handles beside the first, the cap counts every connection the server is given (accept.ts),
+  // and the handles come once ACCEPT_MORE_AT connections are open at once (not once it stops listening).
+  if (limits && handles > 0)
+    capConnections(server, limits.maxConnections, {
+      at: ACCEPT_MORE_AT,
+      run: () => {
+        if (server.listening) ACCEPTING.set(server, acceptMore(server, handles));
+      },
+    });
   else if (limits) server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
       server.off('error', reject);
-      if (handles > 0) ACCEPTING.set(server, acceptMore(server, handles));
       resolve(server);
     });
   });
@@ -98,13 +111,15 @@ export function boundAddresses(server: Server): { bound: string; reachable: stri
  * requests in flight finish for that long before their sockets are cut; 0 cuts them at once.
  */
 export async function closeServers(servers: Server[], graceMs: number): Promise<void> {
-  for (const s of servers) ACCEPTING.get(s)?.close();
+  // The added handles first (no connection comes through them after this); their connections
+  // are the HTTP server's, cut or let finish with its own, and waited for as its own are.
+  const added = servers.map((s) => ACCEPTING.get(s)?.close());
   const force = setTimeout(() => {
     for (const s of servers) s.closeAllConnections();
   }, graceMs);
   force.unref();
-  await Promise.all(
-    servers.map(
+  await Promise.all([
+    ...servers.map(
       (s) =>
         new Promise<void>((resolve) => {
           s.close(() => resolve());
@@ -112,7 +127,8 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
           else s.closeIdleConnections();
         }),
     ),
-  );
+    ...added,
+  ]);
   clearTimeout(force);
 }
 

@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, linkSync, mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { connect, createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { actionCheckout, runStep } from './action-runner.js';
@@ -115,10 +115,20 @@ test('env -i, a copy of the executable alone in a folder: the API, the shipped s
   }
   const sb = await start(['--clock', 'manual'], exe);
   while (!/AccessToken/.test(sb.output())) await new Promise((r) => setTimeout(r, 10));
-  // Its 16 more listening handles (src/accept.ts) came from the executable run as their helper,
-  // with no Node and no environment; the helper is gone.
+  // With 8 connections open at once it gets 16 more listening handles (src/accept.ts) from the
+  // executable run as their helper, with no Node and no environment; the helper is gone after.
+  const held = await Promise.all(
+    Array.from(
+      { length: 8 },
+      () =>
+        new Promise<Socket>((resolve, reject) => {
+          const s = connect(Number(new URL(sb.url).port), '127.0.0.1', () => resolve(s)).on('error', reject);
+        }),
+    ),
+  );
   expect(await settledDescriptors(sb.proc.pid as number, Number(new URL(sb.url).port), 17)).toBe(17);
   expect(await settledChildren(sb.proc.pid as number)).toEqual([]);
+  for (const s of held) s.destroy();
   expect(sb.output()).toMatch(/Scenario:\s+default \(.*payout-sandbox\/scenarios\/default\.json\)/);
   expect(sb.output()).toContain('x-merchant-email: demo@payout-sandbox.test');
   // A magic amount of the shipped scenario, read from inside the executable.

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { killAll, listeningDescriptors, type Running, runCli, settledChildren, settledDescriptors, startCli } from './cli-helpers.js';
+import { childrenOf, killAll, listeningDescriptors, type Running, runCli, settledChildren, settledDescriptors, startCli } from './cli-helpers.js';
 import { DEMO, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 
 /** The shared-sandbox guarantees, on the real process. */
@@ -246,16 +246,29 @@ test('SIGTERM lets a request in flight finish and exits 0; a second signal exits
   held.destroy();
 });
 
-test('the command listens on 17 descriptors of its socket (16 more handles, so a busy loop accepts up to 17 connections a turn); --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
+test('once 8 connections are open at once the command listens on 17 descriptors of its socket (16 more handles: a busy loop accepts up to 17 connections a turn); before, on one; --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
   const byDefault = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
   const two = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent'], { SANDBOX_ACCEPT_HANDLES: '2' });
   const one = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--accept-handles', '0']);
+  const held: Socket[] = [];
   try {
     const pidPort = (r: Running) => [r.proc.pid as number, Number(new URL(r.url).port)] as const;
+    // One client's connection at a time: no helper, one handle (a sandbox per CI job never pays for one).
+    for (let i = 0; i < 3; i++)
+      expect((await raw(byDefault.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).answer).toMatch(/^HTTP\/1\.1 200/);
+    expect(listeningDescriptors(...pidPort(byDefault))).toBe(1);
+    expect(childrenOf(byDefault.proc.pid as number)).toEqual([]);
+    // Eight kept open at once on each: the handles come, and the helper that handed them over goes.
+    for (const r of [byDefault, two, one]) {
+      for (let i = 0; i < 8; i++) {
+        const { socket, answer } = await raw(r.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n');
+        expect(answer).toMatch(/^HTTP\/1\.1 200/);
+        held.push(socket);
+      }
+    }
     expect(await settledDescriptors(...pidPort(byDefault), 17)).toBe(17);
     expect(await settledDescriptors(...pidPort(two), 3)).toBe(3);
     expect(listeningDescriptors(...pidPort(one))).toBe(1);
-    // The helper that handed the duplicates back is gone.
     for (const r of [byDefault, two, one]) expect(await settledChildren(r.proc.pid as number)).toEqual([]);
     // Many connections at once are all served, whichever handle accepts each.
     const answers = await Promise.all(
@@ -265,6 +278,7 @@ test('the command listens on 17 descriptors of its socket (16 more handles, so a
     );
     expect(new Set(answers)).toEqual(new Set(['HTTP/1.1 200 OK']));
   } finally {
+    for (const s of held) s.destroy();
     for (const r of [byDefault, two, one]) await r.stop();
   }
   const bad = await runCli(['--port', '0', '--data', 'memory', '--accept-handles', '65']);

@@ -148,6 +148,22 @@ describe('a clock per merchant', () => {
     expect(await record(a, refA)).toMatchObject({ status: 'Success' });
   });
 
+  test("a follower's next event is its own, not the next of another merchant on the sandbox clock", async () => {
+    const a = await tenant();
+    const b = await tenant();
+    const refA = await pay(a, 2002.02); // Pending for 30 minutes, then Success
+    await control().post('/__sandbox/clock/advance').send({ by: '20m' });
+    const refB = await pay(b, 2002.02); // due 20 minutes after a's
+    const before = Date.parse(await sandboxNow());
+    await control().post('/__sandbox/clock/advance').send({ by: '5m' });
+    // a's next event is its settlement, 5 minutes on; b's is 25 minutes on.
+    const next = await control().post(`/__sandbox/merchants/${b.merchant_id}/clock/next`).send();
+    expect(next.status).toBe(200);
+    expect(Date.parse(next.body.now) - before).toBeGreaterThanOrEqual(30 * 60_000);
+    expect(await record(b, refB)).toMatchObject({ status: 'Success' });
+    expect(await record(a, refA)).toMatchObject({ status: 'Pending' });
+  });
+
   test('a bad duration is 400, an unknown merchant 404, and a real clock cannot be advanced (409)', async () => {
     const a = await tenant({ clock: { mode: 'real' } });
     expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: 'soon' })).status).toBe(400);

@@ -153,10 +153,14 @@ export class Admin {
   async createMerchant(input: unknown = {}) {
     const body = parse.merchant(input);
     const cap = this.sb.config.maxMerchants;
-    if (this.sb.repo.merchantCount() - this.fixtureMerchants >= cap) {
-      throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
-    }
+    const full = () => {
+      if (this.sb.repo.merchantCount() - this.fixtureMerchants >= cap)
+        throw new RequestError(409, `The sandbox keeps at most ${cap} merchants created through the control API (--max-merchants); reset, or raise the cap.`);
+    };
+    full();
     if (body.webhook_url) await refuseUnfitTarget(this.sb, body.webhook_url, 'webhook url');
+    // Again after the wait: creations that came meanwhile may have filled it.
+    full();
     const { merchant, account } = createMerchant(this.sb, {
       ...termsInPaise(body),
       name: body.name,

@@ -156,12 +156,13 @@ function replaceMerchant(sb: SandboxCore, slice: MerchantSlice, counters: Counte
   // from the new ones: each costs what this merchant holds, not what the sandbox holds.
   sb.repo.forgetMerchant(id);
   sb.webhooks.replacing(id);
+  const left = sb.scheduler.sandboxEntriesOf(id);
   putSlice(sb.repo, slice);
   sb.repo.indexMerchant(id);
   sb.review.reindexMerchant(id);
   // Only this merchant's clock and lane: another merchant's advance under way runs on undisturbed.
   sb.clocks.reload(id);
-  sb.scheduler.relane(id, { replaced: true });
+  sb.scheduler.relane(id, { replaced: true, left });
   sb.webhooks.replaced(id);
   for (const [i, c] of [...sb.counters].entries()) c.replaceMerchant(id, counters?.[i]);
 }

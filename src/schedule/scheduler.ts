@@ -84,17 +84,17 @@ export class Scheduler {
    * own) are dropped as they come up (see `current`), and past REBUILD_AFTER of them it is built
    * again from what is due. So this costs what the merchant holds, not what the sandbox holds.
    */
-  relane(merchantId: string, { replaced = false } = {}): void {
+  relane(merchantId: string, { replaced = false, left = 0 } = {}): void {
     const old = this.lanes.get(merchantId);
     old?.clear();
     this.lanes.delete(merchantId);
     const sandbox = this.lane(SANDBOX_LANE);
     const onSandbox = this.clocks.laneOf(merchantId) === SANDBOX_LANE;
     const joining = onSandbox && (replaced || old !== undefined) ? this.itemsOf(merchantId) : [];
-    // Left behind in the sandbox clock's lane: the items it held of the merchant, when they were
-    // replaced or the merchant has just left that clock for one of its own.
-    const left = replaced ? joining.length : !onSandbox && old === undefined ? this.itemsOf(merchantId).length : 0;
-    this.sandboxStale += left;
+    // Left behind in the sandbox clock's lane: the items it held of the merchant when they were
+    // replaced (`left`, counted by the caller before: sandboxEntriesOf), or when the merchant has
+    // just left that clock for one of its own.
+    this.sandboxStale += replaced ? left : !onSandbox && old === undefined ? this.itemsOf(merchantId).length : 0;
     if (this.sandboxStale <= REBUILD_AFTER) {
       for (const item of joining) sandbox.heap.push(item);
     } else {
@@ -111,6 +111,11 @@ export class Scheduler {
       lane.releaseWaiters();
       lane.armWaiters(this.stopped);
     }
+  }
+
+  /** How many entries of the merchant's items the sandbox clock's lane holds (none when it has a clock of its own): what a replacement of them leaves behind there. */
+  sandboxEntriesOf(merchantId: string): number {
+    return this.clocks.laneOf(merchantId) === SANDBOX_LANE ? this.itemsOf(merchantId).length : 0;
   }
 
   /** Whether `item` is still to run on `lane`: neither run, cancelled nor replaced, and its merchant's clock is still the lane's. */
@@ -149,8 +154,14 @@ export class Scheduler {
 
   /** When the next item on the clock of `merchantId` (null: the sandbox clock) is due, or null when none is. */
   nextDue(merchantId: string | null): number | null {
+    const key = this.clocks.laneOf(merchantId);
+    // A merchant on the sandbox clock shares its lane: its own next item, not the lane's (another merchant's).
+    if (merchantId !== null && key === SANDBOX_LANE) {
+      const own = this.itemsOf(merchantId);
+      return own.length === 0 ? null : Math.min(...own.map((i) => i.due));
+    }
     // Cancelled items stay in the heap until they come up; topOf drops those on top.
-    return this.topOf(this.lane(this.clocks.laneOf(merchantId)))?.due ?? null;
+    return this.topOf(this.lane(key))?.due ?? null;
   }
 
   /** Everything due later, in time order; only one merchant's when given. */

@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import net from 'node:net';
+import { acceptMore } from '../src/accept.js';
+
+/**
+ * More listening handles on one socket (src/accept.ts): the duplicates a helper process hands
+ * back listen in this loop and give their connections to the same server, made as that server
+ * makes its own; closing them waits for their connections, and leaves no helper behind.
+ */
+
+const servers: Array<{ close(): void }> = [];
+afterEach(() => {
+  for (const s of servers.splice(0)) s.close();
+});
+
+function connectTo(port: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const s = net.connect(port, '127.0.0.1', () => resolve(s)).on('error', reject);
+  });
+}
+
+test('connections through the duplicates reach the HTTP server as its own do (half-open allowed), and every one is answered', async () => {
+  const halfOpen: boolean[] = [];
+  const server = createServer((req, res) => {
+    halfOpen.push(req.socket.allowHalfOpen);
+    res.end('ok');
+  });
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const more = acceptMore(server, 4);
+  expect(await more.added).toBe(4);
+  const { port } = server.address() as net.AddressInfo;
+  const answers = await Promise.all(
+    Array.from({ length: 30 }, () => fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } }).then((r) => r.text())),
+  );
+  expect(new Set(answers)).toEqual(new Set(['ok']));
+  expect(halfOpen).toHaveLength(30);
+  expect(new Set(halfOpen)).toEqual(new Set([true]));
+  await more.close();
+});
+
+test('close() resolves once the connections the duplicates accepted have ended, not before; the port then no longer listens', async () => {
+  const server = net.createServer();
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const more = acceptMore(server, 2);
+  expect(await more.added).toBe(2);
+  const { port } = server.address() as net.AddressInfo;
+  // Connections until some came through a duplicate (its server is not this one).
+  const throughDuplicates: net.Socket[] = [];
+  const accepted: net.Socket[] = [];
+  server.on('connection', (s: net.Socket & { server?: unknown }) => {
+    accepted.push(s);
+    if (s.server !== server) throughDuplicates.push(s);
+  });
+  const clients: net.Socket[] = [];
+  for (let i = 0; i < 40 && throughDuplicates.length === 0; i++) {
+    clients.push(await connectTo(port));
+    while (accepted.length < clients.length) await new Promise((r) => setImmediate(r));
+  }
+  expect(throughDuplicates.length).toBeGreaterThan(0);
+  let closed = false;
+  const closing = more.close().then(() => (closed = true));
+  server.close();
+  for (const s of accepted) if (!throughDuplicates.includes(s)) s.destroy();
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  expect(closed).toBe(false);
+  for (const s of throughDuplicates) s.destroy();
+  await closing;
+  for (const c of clients) c.destroy();
+  // Nothing listens on the port any more: neither a duplicate nor the helper's copy.
+  await expect(connectTo(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+});
+
+test('closed while the helper is still handing handles over: it stops, the helper is gone, nothing listens', async () => {
+  const server = net.createServer();
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as net.AddressInfo;
+  const more = acceptMore(server, 16);
+  await more.close();
+  expect(await more.added).toBeLessThan(16);
+  server.close();
+  await once(server, 'close');
+  await expect(connectTo(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+});
