@@ -14,6 +14,16 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.close();
 });
 
+/** `server` listening on a free port of 127.0.0.1 with `handles` more handles, all added. */
+async function withHandles(server: net.Server, handles: number) {
+  servers.push(server);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const more = acceptMore(server, handles);
+  expect(await more.added).toBe(handles);
+  return { more, port: (server.address() as net.AddressInfo).port };
+}
+
 function connectTo(port: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const s = net.connect(port, '127.0.0.1', () => resolve(s)).on('error', reject);
@@ -26,12 +36,7 @@ test('connections through the duplicates reach the HTTP server as its own do (ha
     halfOpen.push(req.socket.allowHalfOpen);
     res.end('ok');
   });
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const more = acceptMore(server, 4);
-  expect(await more.added).toBe(4);
-  const { port } = server.address() as net.AddressInfo;
+  const { more, port } = await withHandles(server, 4);
   const answers = await Promise.all(
     Array.from({ length: 30 }, () => fetch(`http://127.0.0.1:${port}/`, { headers: { connection: 'close' } }).then((r) => r.text())),
   );
@@ -43,12 +48,7 @@ test('connections through the duplicates reach the HTTP server as its own do (ha
 
 test('close() resolves once the connections the duplicates accepted have ended, not before; the port then no longer listens', async () => {
   const server = net.createServer();
-  servers.push(server);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const more = acceptMore(server, 2);
-  expect(await more.added).toBe(2);
-  const { port } = server.address() as net.AddressInfo;
+  const { more, port } = await withHandles(server, 2);
   // Connections until some came through a duplicate (its server is not this one).
   const throughDuplicates: net.Socket[] = [];
   const accepted: net.Socket[] = [];
