@@ -164,6 +164,32 @@ describe('a clock per merchant', () => {
     expect(await record(a, refA)).toMatchObject({ status: 'Pending' });
   });
 
+  test("a follower's answer held on the sandbox clock goes with it to its own clock: its first advance past the hold lets it go", async () => {
+    const a = await tenant();
+    // 3003.02: the 200 is held for 35 s of the merchant's time, once the payout is made.
+    const held = request(app)
+      .post('/api/v2/public/payment/transfer')
+      .set(a.headers)
+      .send(payoutBody({ debit_from: a.account_no, amount: 3003.02, client_ref_id: 'HELDFOLLOWER1' }))
+      .then((r) => r);
+    for (let i = 0; i < 200; i++) {
+      const r = await request(app).get('/api/v1/public/payment/transfer/status').set(a.headers).query({ client_ref_id: 'HELDFOLLOWER1' });
+      if (r.status === 200) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    let answered = false;
+    void held.then(() => (answered = true));
+    try {
+      await advanceTenant(a, '10s');
+      expect(answered).toBe(false);
+      await advanceTenant(a, '30s');
+      const timer = new Promise<never>((_, reject) => setTimeout(() => reject(new Error('the held answer was not let go')), 5_000).unref());
+      expect((await Promise.race([held, timer])).status).toBe(200);
+    } finally {
+      await app.sandbox.close(); // lets go of a held answer either way
+    }
+  });
+
   test('a bad duration is 400, an unknown merchant 404, and a real clock cannot be advanced (409)', async () => {
     const a = await tenant({ clock: { mode: 'real' } });
     expect((await control().post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: 'soon' })).status).toBe(400);

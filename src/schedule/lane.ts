@@ -10,7 +10,8 @@ export class Lane {
   heap = heapOf([]);
   timer: NodeJS.Timeout | null = null;
   waiterTimer: NodeJS.Timeout | null = null;
-  readonly waiters: Array<{ deadline: number; resolve: () => void }> = [];
+  /** Responses held until this lane's clock reaches `deadline`, each for `merchantId`'s request. */
+  readonly waiters: Array<{ deadline: number; resolve: () => void; merchantId: string }> = [];
   running: Promise<void> = Promise.resolve();
 
   /** `key`: the lane's clock, a merchant's id or SANDBOX_LANE (an item is this lane's while its merchant's clock is it). */

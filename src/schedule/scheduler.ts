@@ -61,12 +61,13 @@ export class Scheduler {
 
   /** Rebuilds the lanes from the stored items and clocks (at start, and after records were replaced). */
   reload(): void {
-    const waiting = [...this.lanes.entries()].map(([key, l]) => [key, l.waiters.splice(0)] as const);
+    const waiting = [...this.lanes.values()].flatMap((l) => l.waiters.splice(0));
     for (const l of this.lanes.values()) l.clear();
     this.lanes = new Map();
     this.sandboxStale = 0;
     for (const item of Object.values(this.getState().scheduler.items)) this.lane(this.clocks.laneOf(item.merchant_id)).heap.push(item);
-    for (const [key, ws] of waiting) this.lane(this.clocks.laneOf(key || null)).waiters.push(...ws);
+    // Each held response waits on its merchant's clock as it is now.
+    for (const w of waiting) this.lane(this.clocks.laneOf(w.merchantId)).waiters.push(w);
     for (const lane of this.lanes.values()) {
       this.arm(lane);
       lane.releaseWaiters();
@@ -105,7 +106,14 @@ export class Scheduler {
     const lanes = new Set([sandbox, this.lane(this.clocks.laneOf(merchantId))]);
     const own = this.lanes.get(merchantId);
     if (own) own.heap = heapOf(this.itemsOf(merchantId));
-    if (old) this.lane(this.clocks.laneOf(merchantId)).waiters.push(...old.waiters.splice(0));
+    const mine = this.lane(this.clocks.laneOf(merchantId));
+    if (old) mine.waiters.push(...old.waiters.splice(0));
+    // Its responses held on the sandbox clock follow it to a clock of its own (they wait on its time now).
+    if (mine !== sandbox) {
+      for (let i = sandbox.waiters.length - 1; i >= 0; i--) {
+        if (sandbox.waiters[i].merchantId === merchantId) mine.waiters.push(...sandbox.waiters.splice(i, 1));
+      }
+    }
     for (const lane of lanes) {
       this.arm(lane);
       lane.releaseWaiters();
@@ -236,7 +244,7 @@ export class Scheduler {
     const lane = this.lane(this.clocks.laneOf(merchantId));
     const deadline = lane.clock.now() + ms;
     return new Promise((resolve) => {
-      lane.waiters.push({ deadline, resolve });
+      lane.waiters.push({ deadline, resolve, merchantId });
       lane.armWaiters(this.stopped);
     });
   }
