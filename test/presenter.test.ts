@@ -65,6 +65,24 @@ async function playStory(page: Page, base: string, name: string): Promise<void> 
   await ended.waitFor();
 }
 
+/**
+ * Waits (at most 10 s) for the page to show `selector`, then the caller reads what it shows: the
+ * story's view says it ended as its last step returns, and shows the trace as of that step one
+ * fetch later, which on a loaded machine comes after the test would otherwise read it.
+ */
+async function comesToShow(page: Page, selector: string, text?: string): Promise<void> {
+  await page
+    .waitForFunction(
+      ([sel, t]) => {
+        const el = document.querySelector(sel as string);
+        return el !== null && (t === undefined || el.textContent === t);
+      },
+      [selector, text] as const,
+      { timeout: 10_000 },
+    )
+    .catch(() => undefined);
+}
+
 /** The view has its data: nothing on the page still "Loading…" (the page keeps its event stream open: never network-idle). */
 async function settled(page: Page): Promise<void> {
   await page.waitForFunction(() => !/Loading/.test(document.querySelector('main')?.textContent ?? 'Loading'));
@@ -102,6 +120,7 @@ suite('presenter mode, driven in Chromium', () => {
         answer: 'string',
       });
       await playStory(page, sb.url, demo.name);
+      await comesToShow(page, '[data-testid="moment-answer"][data-reached="yes"]');
       const answer = page.getByTestId('moment-answer');
       expect({ name: demo.name, reached: await answer.getAttribute('data-reached'), text: await answer.textContent() }).toEqual({
         name: demo.name,
@@ -123,9 +142,12 @@ suite('presenter mode, driven in Chromium', () => {
       ['3003.02', 'Success', ['Pending', 'Success']],
     ] as const) {
       await playStory(page, sb.url, name);
+      await comesToShow(page, '[data-testid="story-status"]', `Status: ${status}`);
       expect(await page.getByTestId('story-status').textContent()).toBe(`Status: ${status}`);
-      for (const m of moments)
+      for (const m of moments) {
+        await comesToShow(page, `[data-testid="moment-${m}"][data-reached="yes"]`);
         expect({ name, m, reached: await page.getByTestId(`moment-${m}`).getAttribute('data-reached') }).toEqual({ name, m, reached: 'yes' });
+      }
     }
     await page.close();
   }, 180_000);
