@@ -42,13 +42,15 @@ export function acceptMore(server: net.Server, count: number): { added: Promise<
       windowsHide: true,
     });
     child = helper;
+    // Gone (or could not start, when no exit will come): a wait for its next handle ends too.
     exited = new Promise((resolve) => {
-      helper.once('exit', () => resolve());
-      helper.once('error', () => resolve()); // could not start: no exit will come
+      const gone = () => {
+        waiting?.(null);
+        resolve();
+      };
+      helper.once('exit', gone);
+      helper.once('error', gone);
     });
-    const end = () => waiting?.(null);
-    helper.once('exit', end);
-    helper.once('error', end);
     // One listener for the helper's life: a handle that comes back when nobody waits for it (after
     // a time-out, or a stop) is closed, so no copy of the socket is left listening.
     helper.on('message', (message: unknown, h?: { close(): void }) => {
@@ -113,23 +115,24 @@ function copySocketOptions(from: net.Server, to: net.Server): void {
 /**
  * The cap on open connections when connections come through more than one handle: Node's
  * `maxConnections` counts one server's own, so the HTTP server counts every connection it is
- * given, whichever handle accepted it, and closes at once any past `max`. `busy` runs once, the
- * first time `busy.at` connections are open at once.
+ * given, whichever handle accepted it, and closes at once any past `max`. `busy.run` runs once,
+ * the first time `busy.at` connections are open at once.
  */
-export function capConnections(server: Server, max: number, busy?: { at: number; run(): void }): void {
+export function capConnections(server: Server, max: number, busy: { at: number; run(): void }): void {
   const handlers = server.listeners('connection') as Array<(socket: net.Socket) => void>;
   server.removeAllListeners('connection');
   let open = 0;
-  let busyRun = busy === undefined;
+  let pending: typeof busy | null = busy;
   server.on('connection', (socket: net.Socket) => {
     if (open >= max) {
       socket.destroy();
       return;
     }
     open += 1;
-    if (!busyRun && open >= (busy as { at: number }).at) {
-      busyRun = true;
-      (busy as { run(): void }).run();
+    if (pending !== null && open >= pending.at) {
+      const { run } = pending;
+      pending = null;
+      run();
     }
     socket.once('close', () => {
       open -= 1;

@@ -6,10 +6,6 @@
  */
 export const HANDLE_ECHO_ENV = 'PAYOUT_SANDBOX_HANDLE_ECHO';
 
-/** The same, as a `node -e` program (where the sandbox runs from node, not as its executable). */
-export const HANDLE_ECHO_SOURCE =
-  "process.on('message',(m,h)=>{if(m!=='dup'||!h)return;process.send('back',h,()=>h.close());});process.on('disconnect',()=>process.exit(0));";
-
 export function runHandleEcho(): void {
   process.on('message', (message: unknown, handle?: { close(): void }) => {
     if (message !== 'dup' || !handle) return;
@@ -17,3 +13,6 @@ export function runHandleEcho(): void {
   });
   process.on('disconnect', () => process.exit(0));
 }
+
+/** The same function as a `node -e` program (where the sandbox runs from node, not as its executable): it uses nothing but `process`. */
+export const HANDLE_ECHO_SOURCE = `(${runHandleEcho.toString()})();`;

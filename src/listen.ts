@@ -17,7 +17,7 @@ export interface ServerLimits {
 }
 
 /** Each server's added listening handles (accept.ts): closed with it, before it stops listening. */
-const ACCEPTING = new WeakMap<Server, { added: Promise<number>; close(): Promise<void> }>();
+const ACCEPTING = new WeakMap<Server, { close(): Promise<void> }>();
 
 /**
  * The handles beside the first are added once this many connections are open at once: a sandbox
@@ -25,11 +25,6 @@ const ACCEPTING = new WeakMap<Server, { added: Promise<number>; close(): Promise
  * (about 0.15 s of CPU), one that serves many does as soon as it does.
  */
 export const ACCEPT_MORE_AT = 8;
-
-/** How many listening handles beside the first the server has once they are set up (0 when none were asked for, or none could be). */
-export function addedHandles(server: Server): Promise<number> {
-  return ACCEPTING.get(server)?.added ?? Promise.resolve(0);
-}
 
 /**
  * The server's request and response classes, made with the prototypes Express gives every request
@@ -113,7 +108,7 @@ export function boundAddresses(server: Server): { bound: string; reachable: stri
 export async function closeServers(servers: Server[], graceMs: number): Promise<void> {
   // The added handles first (no connection comes through them after this); their connections
   // are the HTTP server's, cut or let finish with its own, and waited for as its own are.
-  const added = servers.map((s) => ACCEPTING.get(s)?.close());
+  const extras = servers.map((s) => ACCEPTING.get(s)?.close());
   const force = setTimeout(() => {
     for (const s of servers) s.closeAllConnections();
   }, graceMs);
@@ -127,7 +122,7 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
           else s.closeIdleConnections();
         }),
     ),
-    ...added,
+    ...extras,
   ]);
   clearTimeout(force);
 }

@@ -112,15 +112,23 @@ export function listeningDescriptors(pid: number, port: number): number {
   return n;
 }
 
-/** Waits (at most 10 s) until process `pid` has `n` descriptors of its listening socket on `port`; answers how many it has then. */
-export async function settledDescriptors(pid: number, port: number, n: number): Promise<number> {
+/** Reads `read` until `done` says so, at most 10 s; answers what it read last. */
+async function settled<T>(read: () => T, done: (value: T) => boolean): Promise<T> {
   const until = Date.now() + 10_000;
-  let seen = listeningDescriptors(pid, port);
-  while (seen !== n && Date.now() < until) {
+  let value = read();
+  while (!done(value) && Date.now() < until) {
     await new Promise((r) => setTimeout(r, 20));
-    seen = listeningDescriptors(pid, port);
+    value = read();
   }
-  return seen;
+  return value;
+}
+
+/** Waits (at most 10 s) until process `pid` has `n` descriptors of its listening socket on `port`; answers how many it has then. */
+export function settledDescriptors(pid: number, port: number, n: number): Promise<number> {
+  return settled(
+    () => listeningDescriptors(pid, port),
+    (seen) => seen === n,
+  );
 }
 
 /** The process ids of process `pid`'s children (Linux: /proc/<pid>/task/<tid>/children). */
@@ -142,12 +150,9 @@ export function childrenOf(pid: number): number[] {
 }
 
 /** Waits (at most 10 s) until process `pid` has no child process left; answers the children it has then. */
-export async function settledChildren(pid: number): Promise<number[]> {
-  const until = Date.now() + 10_000;
-  let children = childrenOf(pid);
-  while (children.length > 0 && Date.now() < until) {
-    await new Promise((r) => setTimeout(r, 20));
-    children = childrenOf(pid);
-  }
-  return children;
+export function settledChildren(pid: number): Promise<number[]> {
+  return settled(
+    () => childrenOf(pid),
+    (children) => children.length === 0,
+  );
 }

@@ -91,11 +91,12 @@ export class Scheduler {
     this.lanes.delete(merchantId);
     const sandbox = this.lane(SANDBOX_LANE);
     const onSandbox = this.clocks.laneOf(merchantId) === SANDBOX_LANE;
-    const joining = onSandbox && (replaced || old !== undefined) ? this.itemsOf(merchantId) : [];
+    const items = this.itemsOf(merchantId);
+    const joining = onSandbox && (replaced || old !== undefined) ? items : [];
     // Left behind in the sandbox clock's lane: the items it held of the merchant when they were
     // replaced (`left`, counted by the caller before: sandboxEntriesOf), or when the merchant has
     // just left that clock for one of its own.
-    this.sandboxStale += replaced ? left : !onSandbox && old === undefined ? this.itemsOf(merchantId).length : 0;
+    this.sandboxStale += replaced ? left : !onSandbox && old === undefined ? items.length : 0;
     if (this.sandboxStale <= REBUILD_AFTER) {
       for (const item of joining) sandbox.heap.push(item);
     } else {
@@ -103,10 +104,8 @@ export class Scheduler {
       const all = Object.values(this.getState().scheduler.items);
       sandbox.heap = heapOf(all.filter((i) => this.clocks.laneOf(i.merchant_id) === SANDBOX_LANE));
     }
-    const lanes = new Set([sandbox, this.lane(this.clocks.laneOf(merchantId))]);
-    const own = this.lanes.get(merchantId);
-    if (own) own.heap = heapOf(this.itemsOf(merchantId));
     const mine = this.lane(this.clocks.laneOf(merchantId));
+    if (mine !== sandbox) mine.heap = heapOf(items);
     if (old) mine.waiters.push(...old.waiters.splice(0));
     // Its responses held on the sandbox clock follow it to a clock of its own (they wait on its time now).
     if (mine !== sandbox) {
@@ -114,7 +113,7 @@ export class Scheduler {
         if (sandbox.waiters[i].merchantId === merchantId) mine.waiters.push(...sandbox.waiters.splice(i, 1));
       }
     }
-    for (const lane of lanes) {
+    for (const lane of new Set([sandbox, mine])) {
       this.arm(lane);
       lane.releaseWaiters();
       lane.armWaiters(this.stopped);
@@ -165,8 +164,9 @@ export class Scheduler {
     const key = this.clocks.laneOf(merchantId);
     // A merchant on the sandbox clock shares its lane: its own next item, not the lane's (another merchant's).
     if (merchantId !== null && key === SANDBOX_LANE) {
-      const own = this.itemsOf(merchantId);
-      return own.length === 0 ? null : Math.min(...own.map((i) => i.due));
+      let due: number | null = null;
+      for (const i of this.itemsOf(merchantId)) if (due === null || i.due < due) due = i.due;
+      return due;
     }
     // Cancelled items stay in the heap until they come up; topOf drops those on top.
     return this.topOf(this.lane(key))?.due ?? null;
