@@ -28,6 +28,7 @@ import { SIGNAL_EXIT, stopOnSignals, watchStart } from './signals.js';
 import { fsProblem } from './store/file-errors.js';
 import { StartStopped, StoreFileError, StoreWriteError } from './store/store.js';
 import { writeProblem } from './store/writable.js';
+import { tuneV8 } from './v8-tuning.js';
 import { VERSION } from './version.js';
 
 /** Exit code for a bad option or an invalid input file (SPEC 2). */
@@ -347,6 +348,8 @@ export async function main(argv: string[]): Promise<void> {
   }
   // From here a SIGINT/SIGTERM stops the start cleanly (signals.ts): never the default exit, which leaves the lock.
   const start = watchStart();
+  // Before anything is made: V8's flags for a long-running server (v8-tuning.ts).
+  tuneV8();
   const options = parseArgs(argv);
   await checkOutputPaths(options);
   // A ready file left by an earlier run must not say "ready" before this one is.

@@ -11,7 +11,7 @@ const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 
 /** Lowest first. A file's layer is the first entry whose pattern matches its path under src/. */
 const LAYERS: Array<[name: string, pattern: RegExp]> = [
-  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|shipped|input-file|handle-echo)\.ts$/],
+  ['base', /^(vocab|own|money|time|duration|errors|behaviours|clock|random|faker|version|shipped|input-file|handle-echo|v8-tuning)\.ts$/],
   ['store', /^store\//],
   ['schedule', /^schedule\//],
   ['contract', /^contract\//],

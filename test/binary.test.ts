@@ -131,6 +131,8 @@ test('env -i, a copy of the executable alone in a folder: the API, the shipped s
   for (const s of held) s.destroy();
   expect(sb.output()).toMatch(/Scenario:\s+default \(.*payout-sandbox\/scenarios\/default\.json\)/);
   expect(sb.output()).toContain('x-merchant-email: demo@payout-sandbox.test');
+  // The command's V8 flag (src/v8-tuning.ts) is set in the executable too.
+  expect((await (await fetch(`${sb.url}/__sandbox/health`)).json()).v8_flags).toEqual(['--no-allocation-site-pretenuring']);
   // A magic amount of the shipped scenario, read from inside the executable.
   const rejected = await initialize(sb.url, 'BIN0001', 1001.02);
   expect(rejected.status).toBe(400);

@@ -27,9 +27,9 @@ function exited(proc: ChildProcess): Promise<number | null> {
   });
 }
 
-/** Starts the real CLI and waits (at most 15 s) for its banner. */
-export function startCli(args: string[], env: Record<string, string> = {}): Promise<Running> {
-  const proc = spawn(process.execPath, [BIN, ...args], {
+/** Starts the real CLI (`nodeArgs`: node's own, before the script) and waits (at most 15 s) for its banner. */
+export function startCli(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<Running> {
+  const proc = spawn(process.execPath, [...nodeArgs, BIN, ...args], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

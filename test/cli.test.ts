@@ -44,6 +44,24 @@ test('start on port 0, pay out, SIGTERM exits 0, a restart on the same file find
   }
 });
 
+test("the command sets V8's --no-allocation-site-pretenuring on itself and says so in its health; the same flag given to node wins", async () => {
+  const health = async (r: { url: string }) => (await (await fetch(`${r.url}/__sandbox/health`)).json()) as { ok: boolean; v8_flags: string[] };
+  const tuned = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
+  try {
+    expect(await health(tuned)).toMatchObject({ ok: true, v8_flags: ['--no-allocation-site-pretenuring'] });
+  } finally {
+    expect(await tuned.stop()).toBe(0);
+  }
+  for (const given of ['--allocation-site-pretenuring', '--no-allocation_site_pretenuring']) {
+    const own = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent'], {}, [given]);
+    try {
+      expect(await health(own)).toMatchObject({ ok: true, v8_flags: [] });
+    } finally {
+      expect(await own.stop()).toBe(0);
+    }
+  }
+});
+
 test('options come from SANDBOX_* environment variables too', async () => {
   const running = await startCli([], { SANDBOX_PORT: '0', SANDBOX_DATA: 'memory', SANDBOX_LOG_LEVEL: 'silent', SANDBOX_CLOCK: 'manual' });
   try {

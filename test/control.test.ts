@@ -14,7 +14,7 @@ describe('admin token', () => {
   test('with --admin-token every control route but health needs Authorization: Bearer <token>', async () => {
     const locked = await testApp({ adminToken: 's3cret-admin-token-0001' });
     // Health reveals nothing: container health checks and load balancers ask it without a token.
-    expect((await request(locked).get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String), pid: process.pid });
+    expect((await request(locked).get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String), pid: process.pid, v8_flags: [] });
     for (const [method, path] of [
       ['get', '/__sandbox/control-openapi.json'],
       ['get', '/__sandbox/clock'],
@@ -43,7 +43,7 @@ describe('admin token', () => {
   });
 
   test('without a token the control API is open', async () => {
-    expect((await control().get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String), pid: process.pid });
+    expect((await control().get('/__sandbox/health')).body).toEqual({ ok: true, version: expect.any(String), pid: process.pid, v8_flags: [] });
   });
 });
 

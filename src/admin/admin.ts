@@ -14,6 +14,7 @@ import type { SandboxCore } from '../sandbox/core.js';
 import { scenarioFile } from '../sandbox/scenario-files.js';
 import { termsInPaise } from '../sandbox/terms.js';
 import { loadScenario, resolveScenario, ScenarioError } from '../scenario/scenario.js';
+import { v8FlagsSet } from '../v8-tuning.js';
 import { VERSION } from '../version.js';
 import { seenIdOf } from '../webhooks/kinds.js';
 import { Browse } from './browse.js';
@@ -85,7 +86,7 @@ export class Admin {
 
   /** `pid`: the process serving, so `payout-sandbox wait --pid` tells the sandbox it started from another on the same port. */
   health() {
-    return { ok: true, version: VERSION, pid: process.pid };
+    return { ok: true, version: VERSION, pid: process.pid, v8_flags: v8FlagsSet() };
   }
 
   clock() {

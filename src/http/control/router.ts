@@ -106,7 +106,7 @@ const merchantIdOf = (req: Request) => param(req, 'merchant_id');
 /** The sandbox as a whole: health, reset, clock, scenario, snapshots, the API descriptions. */
 function sandboxRoutes(admin: Admin): Route[] {
   return [
-    ['get', '/health', { summary: 'Health: { ok, version } (no admin token needed).' }, () => admin.health()],
+    ['get', '/health', { summary: 'Health: { ok, version, pid, v8_flags } (no admin token needed).' }, () => admin.health()],
     ['post', '/reset', { summary: 'Back to the fixtures and scenario; clock back to its start; outbox, snapshots and journal emptied.' }, () => admin.reset()],
     ['get', '/clock', { summary: 'The sandbox clock: { now, mode, speed }.' }, () => admin.clock()],
     [
