@@ -12,11 +12,13 @@
 // warm-up and --seconds. Node's `--trace-gc` goes to a file; counted are the collections while
 // initialize is measured (after its warm-up): how many, their pauses in all, the 90th percentile
 // and the longest; beside them, initialize's rate and p99, and the server's CPU per 1,000
-// initializes. The server's own health says which V8 flags it set, and the benchmark checks it.
+// initializes. The server's own health says which V8 flags it set, and the benchmark checks it;
+// under `--trace-pretenuring-statistics` V8 itself says whether it weighed allocation sites at all
+// (its lines from the banner on are counted: none when the flag took).
 // Every request goes to 127.0.0.1; every loop is bounded.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -70,12 +72,22 @@ function pauses(list) {
   };
 }
 
+/** Stops the sandbox: SIGTERM, then SIGKILL if it has not exited within 10 s. */
+async function stop(child, exited) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
 async function run(name, { nodeArgs, flags }, dir) {
   const logPath = join(dir, 'gc.log');
   const fd = openSync(logPath, 'w');
   const argv = [
     ...nodeArgs,
     '--trace-gc',
+    '--trace-pretenuring-statistics',
     'bin/payout-sandbox.js',
     '--port',
     '0',
@@ -90,15 +102,22 @@ async function run(name, { nodeArgs, flags }, dir) {
   const child = hasTaskset
     ? spawn('taskset', ['-c', '0', process.execPath, ...argv], { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] })
     : spawn(process.execPath, argv, { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] });
+  const exited = once(child, 'exit');
+  closeSync(fd);
+  const dead = () => child.exitCode !== null || child.signalCode !== null;
   try {
     let base = null;
+    // Where the banner ends: the command sets its V8 flags before it listens, so V8's lines after it are the flags' doing.
+    let served = 0;
     for (let i = 0; i < 300 && base === null; i++) {
       await delay(50);
-      if (child.exitCode !== null) throw new Error(`${name}: the sandbox exited ${child.exitCode}:\n${readFileSync(logPath, 'utf8')}`);
-      base = /API base URL:\s+(\S+)/.exec(readFileSync(logPath, 'utf8'))?.[1] ?? null;
+      if (dead()) throw new Error(`${name}: the sandbox exited (${child.exitCode ?? child.signalCode}):\n${readFileSync(logPath, 'utf8')}`);
+      const text = readFileSync(logPath, 'utf8');
+      const m = /API base URL:\s+(\S+)/.exec(text);
+      if (m) [base, served] = [m[1], text.length];
     }
     if (base === null) throw new Error(`${name}: no banner within 15 s`);
-    const health = await (await fetch(`${base}/__sandbox/health`)).json();
+    const health = await (await fetch(`${base}/__sandbox/health`, { signal: AbortSignal.timeout(10_000) })).json();
     if (JSON.stringify(health.v8_flags) !== JSON.stringify(flags))
       throw new Error(`${name}: the sandbox says it set ${JSON.stringify(health.v8_flags)}, expected ${JSON.stringify(flags)}`);
     const { m, headers, first } = await merchantWithPayout(base);
@@ -107,8 +126,10 @@ async function run(name, { nodeArgs, flags }, dir) {
       `${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`,
       `${base}/api/v1/public/balance/check?account_no=${m.account_no}`,
     ]) {
-      await drive(WARM_UP, url);
-      await drive(SECONDS, url);
+      for (const seconds of [WARM_UP, SECONDS]) {
+        const r = await drive(seconds, url);
+        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+      }
     }
     const init = [
       `${base}/api/v2/public/payment/transfer`,
@@ -119,10 +140,17 @@ async function run(name, { nodeArgs, flags }, dir) {
     const cpuBefore = cpuSeconds(child.pid);
     const r = await drive(SECONDS, ...init);
     const cpuAfter = cpuSeconds(child.pid);
-    const during = collections(readFileSync(logPath, 'utf8').slice(from));
+    const log = readFileSync(logPath, 'utf8');
+    const during = collections(log.slice(from));
     if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
+    // V8's own word on the flag: with pretenuring off it weighs no allocation site at all (from the
+    // banner on; before the command set it, at start-up, V8 may have).
+    const pretenuringLines = (log.slice(served).match(/\] pretenuring: /g) ?? []).length;
+    if (flags.includes('--no-allocation-site-pretenuring') && pretenuringLines > 0)
+      throw new Error(`${name}: V8 weighed allocation sites ${pretenuringLines} times: the flag did not take`);
     return {
       v8_flags: health.v8_flags,
+      pretenuring_lines: pretenuringLines,
       initialize: {
         rps: Math.round(r.requests.average),
         p50_ms: r.latency.p50,
@@ -133,10 +161,7 @@ async function run(name, { nodeArgs, flags }, dir) {
       full: pauses(during.filter((c) => c.kind !== 'Scavenge')),
     };
   } finally {
-    if (child.exitCode === null) {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
-    }
+    await stop(child, exited);
   }
 }
 
@@ -158,14 +183,14 @@ console.log(
   `the sandbox CLI pinned to CPU 0: ${hasTaskset}; autocannon, ${CONNECTIONS} connections; status, balance, then initialize V2, each ${WARM_UP} s of warm-up then ${SECONDS} s; collections counted while initialize is measured`,
 );
 console.log(
-  '| round | sandbox | initialize req/s | p99 ms | CPU ms per 1,000 | young collections: count, in all ms, p90 ms, longest ms | full collections: count, in all ms |',
+  '| round | sandbox | initialize req/s | p99 ms | CPU ms per 1,000 | young collections: count, in all ms, p90 ms, longest ms | full collections: count, in all ms | pretenuring lines of V8 (once serving) |',
 );
-console.log('|---|---|---|---|---|---|---|');
+console.log('|---|---|---|---|---|---|---|---|');
 rounds.forEach((round, i) => {
   for (const [name, r] of Object.entries(round)) {
     const { initialize: x, young: y, full: f } = r;
     console.log(
-      `| ${i + 1} | ${name} | ${x.rps} | ${x.p99_ms} | ${x.cpu_ms_per_1k ?? 'n/a'} | ${y.count}, ${y.total_ms}, ${y.p90_ms}, ${y.max_ms} | ${f.count}, ${f.total_ms} |`,
+      `| ${i + 1} | ${name} | ${x.rps} | ${x.p99_ms} | ${x.cpu_ms_per_1k ?? 'n/a'} | ${y.count}, ${y.total_ms}, ${y.p90_ms}, ${y.max_ms} | ${f.count}, ${f.total_ms} | ${r.pretenuring_lines} |`,
     );
   }
 });

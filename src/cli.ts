@@ -162,6 +162,7 @@ export function buildProgram(): Command {
       ),
     )
     .addOption(env(new Option('--no-review', 'record no integration-review facts (to measure what they cost)'), 'NO_REVIEW'))
+    .addOption(env(new Option('--v8-defaults', "leave V8's flags at node's defaults (the command turns allocation-site pretenuring off)"), 'V8_DEFAULTS'))
     .addOption(env(new Option('--demo', 'for a demo: a manual clock and memory data (unless given), and the dashboard opened at its stories'), 'DEMO'))
     .addOption(env(new Option('--ready-file <file>', 'write { url, port, pid, control_url } as JSON once listening (removed at exit)'), 'READY_FILE'))
     .addOption(env(new Option('--insecure-open-control', 'allow a non-loopback --host without --admin-token (warned at every start)'), 'INSECURE_OPEN_CONTROL'))
@@ -212,6 +213,7 @@ function parseArgs(argv: string[]): SandboxOptions {
     throw err;
   }
   const options = optionsFromCli(program.opts());
+  v8Defaults = program.opts().v8Defaults === true;
   if (program.opts().demo === true) {
     demo = true;
     // A story waits on nobody's wall clock, and a demo leaves no data file behind: unless asked otherwise.
@@ -223,6 +225,9 @@ function parseArgs(argv: string[]): SandboxOptions {
 
 /** `--demo`: the dashboard's stories opened in a browser once listening. */
 let demo = false;
+
+/** `--v8-defaults`: the command sets no V8 flag of its own (v8-tuning.ts). */
+let v8Defaults = false;
 
 /** Opens the stories in this machine's browser, when there is one to open (a terminal, not CI); a failure is only said. */
 function openStories(url: string): void {
@@ -348,9 +353,9 @@ export async function main(argv: string[]): Promise<void> {
   }
   // From here a SIGINT/SIGTERM stops the start cleanly (signals.ts): never the default exit, which leaves the lock.
   const start = watchStart();
-  // Before anything is made: V8's flags for a long-running server (v8-tuning.ts).
-  tuneV8();
   const options = parseArgs(argv);
+  // V8's flags for a long-running server (v8-tuning.ts), before the store and the servers are made.
+  if (!v8Defaults) tuneV8();
   await checkOutputPaths(options);
   // A ready file left by an earlier run must not say "ready" before this one is.
   if (options.readyFile) rmSync(options.readyFile, { force: true });

@@ -44,7 +44,7 @@ test('start on port 0, pay out, SIGTERM exits 0, a restart on the same file find
   }
 });
 
-test("the command sets V8's --no-allocation-site-pretenuring on itself and says so in its health; the same flag given to node wins", async () => {
+test("the command sets V8's --no-allocation-site-pretenuring on itself and says so in its health; --v8-defaults, or the same flag given to node, leaves V8 alone", async () => {
   const health = async (r: { url: string }) => (await (await fetch(`${r.url}/__sandbox/health`)).json()) as { ok: boolean; v8_flags: string[] };
   const tuned = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
   try {
@@ -52,10 +52,17 @@ test("the command sets V8's --no-allocation-site-pretenuring on itself and says 
   } finally {
     expect(await tuned.stop()).toBe(0);
   }
-  for (const given of ['--allocation-site-pretenuring', '--no-allocation_site_pretenuring']) {
-    const own = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent'], {}, [given]);
+  // Left alone: a flag of the same name given to node (any spelling), --v8-defaults, SANDBOX_V8_DEFAULTS.
+  const ways: Array<[string[], Record<string, string>, string[]]> = [
+    [[], {}, ['--allocation-site-pretenuring']],
+    [[], {}, ['--no_allocation_site_pretenuring']],
+    [['--v8-defaults'], {}, []],
+    [[], { SANDBOX_V8_DEFAULTS: '1' }, []],
+  ];
+  for (const [args, env, nodeArgs] of ways) {
+    const own = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', ...args], env, nodeArgs);
     try {
-      expect(await health(own)).toMatchObject({ ok: true, v8_flags: [] });
+      expect([args, env, nodeArgs, await health(own)]).toMatchObject([args, env, nodeArgs, { ok: true, v8_flags: [] }]);
     } finally {
       expect(await own.stop()).toBe(0);
     }

@@ -5,7 +5,7 @@ import { baseUrl, EXIT, parseVerb } from './http.js';
 
 /**
  * `payout-sandbox wait [--url URL] [--timeout 30s] [--pid PID] [--ready-file FILE]`: waits until
- * a sandbox answers its health check (`GET /__sandbox/health` → `{ ok: true, version }`, no admin
+ * a sandbox answers its health check (`GET /__sandbox/health` → `{ ok: true, version, pid, v8_flags }`, no admin
  * token needed). Exit 0 as soon as it does, 1 after the timeout with what it saw meanwhile
  * (nothing listening, something that is not the sandbox, a sandbox that is not healthy), 2 for a
  * bad option. With `--pid`, 1 at once when that process has exited (a start that failed: the port
