@@ -56,21 +56,11 @@ export const machineLine = (m) =>
 
 let seq = 0;
 /** A V2 initialize body with a client_ref_id of its own. */
-/** The sandbox the hot-path benchmarks load: memory store, manual clock, no rate limits, no journal, silent. */
-export const HOT_PATH_SANDBOX = [
-  'bin/payout-sandbox.js',
-  '--port',
-  '0',
-  '--data',
-  'memory',
-  '--log-level',
-  'silent',
-  '--no-rate-limits',
-  '--clock',
-  'manual',
-  '--journal-size',
-  '0',
-];
+/** The sandbox as bench:http starts it, as a user does: memory store, manual clock, no rate limits, silent (the review, the journal and the scenario on). */
+export const BENCH_SANDBOX = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual'];
+
+/** The sandbox the hot-path benchmarks load: as BENCH_SANDBOX, without the journal. */
+export const HOT_PATH_SANDBOX = [...BENCH_SANDBOX, '--journal-size', '0'];
 
 /** An initialize body: a new client_ref_id each time, always the same payee and amount (₹1). */
 export function initializeBody(account) {
@@ -156,7 +146,7 @@ export async function statelessServer(script, args = []) {
  * and one payout: the status of that payout, its balance, new payouts.
  */
 export async function sandboxServer(tree = ROOT_DIR, extra = []) {
-  const args = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual', ...extra];
+  const args = [...BENCH_SANDBOX, ...extra];
   const child = hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: tree }) : spawn(process.execPath, args, { cwd: tree });
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
   const { m, headers, first } = await merchantWithPayout(base);

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
-import { cpuSeconds, hasTaskset, initializeBody, machine, machineLine, merchantWithPayout, ROOT_DIR } from './lib.js';
+import { BENCH_SANDBOX, cpuSeconds, hasTaskset, initializeBody, machine, machineLine, merchantWithPayout, ROOT_DIR } from './lib.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -84,21 +84,7 @@ async function stop(child, exited) {
 async function run(name, { nodeArgs, flags }, dir) {
   const logPath = join(dir, 'gc.log');
   const fd = openSync(logPath, 'w');
-  const argv = [
-    ...nodeArgs,
-    '--trace-gc',
-    '--trace-pretenuring-statistics',
-    'bin/payout-sandbox.js',
-    '--port',
-    '0',
-    '--data',
-    'memory',
-    '--log-level',
-    'silent',
-    '--no-rate-limits',
-    '--clock',
-    'manual',
-  ];
+  const argv = [...nodeArgs, '--trace-gc', '--trace-pretenuring-statistics', ...BENCH_SANDBOX];
   const child = hasTaskset
     ? spawn('taskset', ['-c', '0', process.execPath, ...argv], { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] })
     : spawn(process.execPath, argv, { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] });
