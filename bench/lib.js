@@ -12,24 +12,26 @@ export { cpuSeconds };
 export const ROOT_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 
-/** `node args…` in the repository, on CPU 0 when taskset is there (the load generator gets the other core). */
-export function pinned(args) {
-  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR }) : unpinned(args);
+/** `node args…` in the repository, on CPU 0 when taskset is there (the load generator gets the other core); `options`: spawn's (stdio). */
+export function pinned(args, options = {}) {
+  return hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: ROOT_DIR, ...options }) : unpinned(args, options);
 }
 
 /** `node args…` in the repository, free to use every core (V8's parallel GC threads included). */
-export function unpinned(args) {
-  return spawn(process.execPath, args, { cwd: ROOT_DIR });
+export function unpinned(args, options = {}) {
+  return spawn(process.execPath, args, { cwd: ROOT_DIR, ...options });
 }
 
 /**
- * A 2 s warm-up, then `seconds` of load: req/s, p50 and p99 in ms, and, given the server's pid,
- * the server's CPU milliseconds per 1,000 requests (less sensitive to a busy machine than req/s).
- * Any non-2xx or error fails the run.
+ * A warm-up (2 s unless `warmUp` says), then `seconds` of load: req/s, p50 and p99 in ms, and,
+ * given the server's pid, the server's CPU milliseconds per 1,000 requests (less sensitive to a
+ * busy machine than req/s). `measuring` is called between the two. Any non-2xx or error while
+ * measured fails the run.
  */
-export async function load(url, opts = {}, seconds = 10, pid = null) {
+export async function load(url, opts = {}, seconds = 10, pid = null, { warmUp = 2, measuring } = {}) {
   const connections = opts.connections ?? 50;
-  await autocannon({ url, duration: 2, ...opts, connections });
+  await autocannon({ url, duration: warmUp, ...opts, connections });
+  measuring?.();
   const before = pid === null ? null : cpuSeconds(pid);
   const r = await autocannon({ url, duration: seconds, ...opts, connections });
   const after = pid === null ? null : cpuSeconds(pid);
@@ -55,7 +57,6 @@ export const machineLine = (m) =>
   `${m.date.slice(0, 10)}, commit ${m.commit}${m.tree_clean ? '' : ' (with uncommitted changes)'}; ${m.cpu_model}, ${m.cores} cores, ${Math.round(m.total_memory_bytes / 2 ** 30)} GiB, Node ${m.node}, Linux ${m.kernel}; load average ${m.load_average.join(' ')} at start`;
 
 let seq = 0;
-/** A V2 initialize body with a client_ref_id of its own. */
 /** The sandbox as bench:http starts it, as a user does: memory store, manual clock, no rate limits, silent (the review, the journal and the scenario on). */
 export const BENCH_SANDBOX = ['bin/payout-sandbox.js', '--port', '0', '--data', 'memory', '--log-level', 'silent', '--no-rate-limits', '--clock', 'manual'];
 

@@ -16,15 +16,13 @@
 // under `--trace-pretenuring-statistics` V8 itself says whether it weighed allocation sites at all
 // (its lines from the banner on are counted: none when the flag took).
 // Every request goes to 127.0.0.1; every loop is bounded.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
-import { BENCH_SANDBOX, cpuSeconds, hasTaskset, initializeBody, machine, machineLine, merchantWithPayout, ROOT_DIR } from './lib.js';
+import { stopChild } from './fleet-lib.js';
+import { BENCH_SANDBOX, hasTaskset, initializeBody, load, machine, machineLine, merchantWithPayout, pinned } from './lib.js';
 
 const { values: opt } = parseArgs({
   options: {
@@ -72,32 +70,19 @@ function pauses(list) {
   };
 }
 
-/** Stops the sandbox: SIGTERM, then SIGKILL if it has not exited within 10 s. */
-async function stop(child, exited) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
-
 async function run(name, { nodeArgs, flags }, dir) {
   const logPath = join(dir, 'gc.log');
   const fd = openSync(logPath, 'w');
-  const argv = [...nodeArgs, '--trace-gc', '--trace-pretenuring-statistics', ...BENCH_SANDBOX];
-  const child = hasTaskset
-    ? spawn('taskset', ['-c', '0', process.execPath, ...argv], { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] })
-    : spawn(process.execPath, argv, { cwd: ROOT_DIR, stdio: ['ignore', fd, fd] });
-  const exited = once(child, 'exit');
+  const child = pinned([...nodeArgs, '--trace-gc', '--trace-pretenuring-statistics', ...BENCH_SANDBOX], { stdio: ['ignore', fd, fd] });
   closeSync(fd);
-  const dead = () => child.exitCode !== null || child.signalCode !== null;
   try {
     let base = null;
     // Where the banner ends: the command sets its V8 flags before it listens, so V8's lines after it are the flags' doing.
     let served = 0;
     for (let i = 0; i < 300 && base === null; i++) {
       await delay(50);
-      if (dead()) throw new Error(`${name}: the sandbox exited (${child.exitCode ?? child.signalCode}):\n${readFileSync(logPath, 'utf8')}`);
+      if (child.exitCode !== null || child.signalCode !== null)
+        throw new Error(`${name}: the sandbox exited (${child.exitCode ?? child.signalCode}):\n${readFileSync(logPath, 'utf8')}`);
       const text = readFileSync(logPath, 'utf8');
       const m = /API base URL:\s+(\S+)/.exec(text);
       if (m) [base, served] = [m[1], text.length];
@@ -107,28 +92,18 @@ async function run(name, { nodeArgs, flags }, dir) {
     if (JSON.stringify(health.v8_flags) !== JSON.stringify(flags))
       throw new Error(`${name}: the sandbox says it set ${JSON.stringify(health.v8_flags)}, expected ${JSON.stringify(flags)}`);
     const { m, headers, first } = await merchantWithPayout(base);
-    const drive = (duration, url, more = {}) => autocannon({ url, connections: CONNECTIONS, duration, headers, ...more });
-    for (const url of [
-      `${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`,
-      `${base}/api/v1/public/balance/check?account_no=${m.account_no}`,
-    ]) {
-      for (const seconds of [WARM_UP, SECONDS]) {
-        const r = await drive(seconds, url);
-        if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-      }
-    }
-    const init = [
+    const drive = (url, more = {}, hooks = {}) => load(url, { connections: CONNECTIONS, headers, ...more }, SECONDS, child.pid, { warmUp: WARM_UP, ...hooks });
+    await drive(`${base}/api/v1/public/payment/transfer/status?ref_id=${first.data.ref_id}`);
+    await drive(`${base}/api/v1/public/balance/check?account_no=${m.account_no}`);
+    // The collections counted are those after initialize's warm-up.
+    let from = 0;
+    const r = await drive(
       `${base}/api/v2/public/payment/transfer`,
       { method: 'POST', requests: [{ setupRequest: (req) => ({ ...req, body: initializeBody(m.account_no) }) }] },
-    ];
-    await drive(WARM_UP, ...init);
-    const from = readFileSync(logPath, 'utf8').length;
-    const cpuBefore = cpuSeconds(child.pid);
-    const r = await drive(SECONDS, ...init);
-    const cpuAfter = cpuSeconds(child.pid);
+      { measuring: () => (from = readFileSync(logPath, 'utf8').length) },
+    );
     const log = readFileSync(logPath, 'utf8');
     const during = collections(log.slice(from));
-    if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx, ${r.errors} errors`);
     // V8's own word on the flag: with pretenuring off it weighs no allocation site at all (from the
     // banner on; before the command set it, at start-up, V8 may have).
     const pretenuringLines = (log.slice(served).match(/\] pretenuring: /g) ?? []).length;
@@ -138,16 +113,16 @@ async function run(name, { nodeArgs, flags }, dir) {
       v8_flags: health.v8_flags,
       pretenuring_lines: pretenuringLines,
       initialize: {
-        rps: Math.round(r.requests.average),
-        p50_ms: r.latency.p50,
-        p99_ms: r.latency.p99,
-        cpu_ms_per_1k: cpuBefore === null || cpuAfter === null ? null : Math.round(((cpuAfter - cpuBefore) * 1e6) / r.requests.total),
+        rps: Math.round(r.rps),
+        p50_ms: r.p50,
+        p99_ms: r.p99,
+        cpu_ms_per_1k: r.cpuMsPer1k === null ? null : Math.round(r.cpuMsPer1k),
       },
       young: pauses(during.filter((c) => c.kind === 'Scavenge')),
       full: pauses(during.filter((c) => c.kind !== 'Scavenge')),
     };
   } finally {
-    await stop(child, exited);
+    await stopChild(child, 10_000);
   }
 }
 
