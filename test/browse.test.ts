@@ -112,12 +112,32 @@ test("the dashboard's files load without the admin token and from the sandbox on
   expect(page.status).toBe(200);
   expect(page.headers['content-type']).toMatch(/^text\/html/);
   expect(page.text).toContain('/__sandbox/ui/app.js');
-  for (const file of ['app.js', 'vendor/preact-htm.js', 'style.css']) {
+  // One script: the modules and Preact + htm bundled by the build (three requests load the page).
+  expect(page.text.match(/<script\b/g)).toHaveLength(1);
+  expect(page.text).not.toContain('modulepreload');
+  for (const [file, type] of [
+    ['app.js', /^text\/javascript/],
+    ['app.js.map', /^application\/json/],
+    ['style.css', /^text\/css/],
+    ['index.html', /^text\/html/],
+  ] as const) {
     const res = await request(locked).get(`/__sandbox/ui/${file}`);
     expect(res.status).toBe(200);
-    expect(res.text).not.toMatch(/(src|href|from|import)\s*[=(]?\s*["']https?:\/\//);
+    expect(res.headers['content-type']).toMatch(type);
+    expect(res.headers['cache-control']).toBe('public, max-age=0');
+    expect(String(res.text ?? res.body)).not.toMatch(/(src|href|from|import)\s*[=(]?\s*["']https?:\/\//);
+  }
+  const script = (await request(locked).get('/__sandbox/ui/app.js')).text;
+  expect(script).not.toMatch(/^\s*import\b/m);
+  expect(script).toContain('sourceMappingURL=app.js.map');
+  expect((await request(locked).head('/__sandbox/ui/app.js')).status).toBe(200);
+  // Only the built files, by name: nothing else answers, however it is spelt.
+  for (const path of ['nope.js', 'vendor', 'vendor/', '%2e%2e/package.json', '..%2f..%2fpackage.json', '%E0%A4%A', 'views/review.js', 'vendor/preact-htm.js']) {
+    const res = await request(locked).get(`/__sandbox/ui/${path}`);
+    expect([path, res.status]).toEqual([path, 404]);
   }
   expect((await request(locked).get('/__sandbox/ui/nope.js')).body).toEqual({ error: 'No dashboard file /nope.js.' });
+  expect((await request(locked).post('/__sandbox/ui/app.js')).status).toBe(404);
   expect((await request(locked).get('/__sandbox/merchants')).status).toBe(401);
   expect((await request(locked).get('/__sandbox/events')).status).toBe(401);
 });

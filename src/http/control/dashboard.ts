@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
-import { extname, resolve } from 'node:path';
-import express, { type RequestHandler } from 'express';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import type { RequestHandler } from 'express';
 import type { ChangeFeed } from '../../observe/changes.js';
 import { assetOf, IN_EXECUTABLE } from '../../shipped.js';
 import { PACKAGE_ROOT } from '../../version.js';
@@ -17,37 +18,94 @@ export const favicon: RequestHandler = (_req, res) => {
   res.status(200).type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG);
 };
 
-/** The dashboard's static files at /__sandbox/ui (index.html for the page itself). */
+/** The Content-Type of each kind of dashboard file (Express's short names where it has one). */
+const TYPES: Record<string, string> = {
+  '.html': 'html',
+  '.js': 'text/javascript',
+  '.map': 'json',
+  '.css': 'css',
+  '.txt': 'text/plain',
+  '.png': 'png',
+  '.svg': 'svg',
+};
+
+/** A dashboard file's bytes by its path under dist/ui (`views/review.js`), or null when there is none. */
+type ReadFile = (rel: string) => Promise<Buffer | null>;
+
+/**
+ * The dashboard's static files at /__sandbox/ui (index.html for the page itself), from memory: in
+ * the standalone executable its assets (src/shipped.ts), on disk the build's dist/ui, read whole
+ * the first time the dashboard is asked for and kept (about 100 KB). A page load asks for some
+ * 25 files at once; from memory each is an answer, where reading it from disk was four trips to
+ * libuv's thread pool (stat, open, read, close), each waiting for a turn of a busy event loop.
+ * The files served are the ones built when the sandbox first served its dashboard (a build
+ * while it runs is served after a restart, as the executable's are); only those files are, by
+ * name, so no path can lead outside them.
+ */
 export function dashboardFiles(): RequestHandler {
-  if (IN_EXECUTABLE) return dashboardAssets();
-  if (!existsSync(DASHBOARD_DIR)) {
+  if (!IN_EXECUTABLE && !existsSync(DASHBOARD_DIR)) {
     return (_req, res) => {
       res.status(404).type('text/plain').send('The dashboard is not built: run npm run build.');
     };
   }
-  const files = express.static(DASHBOARD_DIR, { index: 'index.html', maxAge: 0, etag: false });
-  return (req, res, next) =>
-    files(req, res, (err?: unknown) => {
-      if (err) return next(err);
-      res.status(404).json({ error: `No dashboard file ${req.path}.` });
-    });
-}
-
-/** The dashboard's files from inside the standalone executable (src/shipped.ts): no disk. */
-function dashboardAssets(): RequestHandler {
-  const types: Record<string, string> = { '.html': 'html', '.js': 'text/javascript', '.css': 'css', '.txt': 'text/plain', '.png': 'png', '.svg': 'svg' };
-  return (req, res) => {
-    const file = resolve(DASHBOARD_DIR, req.path === '/' ? 'index.html' : req.path.slice(1));
-    const bytes = file.startsWith(`${DASHBOARD_DIR}/`) && (req.method === 'GET' || req.method === 'HEAD') ? assetOf(file) : null;
-    if (bytes === null) {
-      res.status(404).json({ error: `No dashboard file ${req.path}.` });
+  const read = IN_EXECUTABLE ? executableFiles() : builtFiles(DASHBOARD_DIR);
+  return (req, res, next) => {
+    const notFound = () => res.status(404).json({ error: `No dashboard file ${req.path}.` });
+    let rel: string;
+    try {
+      rel = decodeURIComponent(req.path === '/' ? 'index.html' : req.path.slice(1));
+    } catch {
+      notFound();
       return;
     }
-    res
-      .status(200)
-      .type(types[extname(file)] ?? 'application/octet-stream')
-      .set('Cache-Control', 'public, max-age=0')
-      .send(bytes);
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      notFound();
+      return;
+    }
+    read(rel).then((bytes) => {
+      if (bytes === null) {
+        notFound();
+        return;
+      }
+      res
+        .status(200)
+        .type(TYPES[extname(rel)] ?? 'application/octet-stream')
+        .set('Cache-Control', 'public, max-age=0')
+        .send(bytes);
+    }, next);
+  };
+}
+
+/** The dashboard's files inside the standalone executable (src/shipped.ts): no disk. */
+function executableFiles(): ReadFile {
+  return async (rel) => {
+    const file = resolve(DASHBOARD_DIR, rel);
+    return file.startsWith(`${DASHBOARD_DIR}/`) ? assetOf(file) : null;
+  };
+}
+
+/** Every file of `dir` (the build's dist/ui), read once, together, on the first call. */
+export function builtFiles(dir: string): ReadFile {
+  let files: Promise<Map<string, Buffer>> | null = null;
+  const load = async () => {
+    const names = (await readdir(dir, { recursive: true })).map((name) => name.split(sep).join('/'));
+    const entries = await Promise.all(
+      names.map(async (name): Promise<[string, Buffer] | null> => {
+        const path = join(dir, name);
+        return (await stat(path)).isFile() ? [name, await readFile(path)] : null;
+      }),
+    );
+    return new Map(entries.filter((e) => e !== null));
+  };
+  return async (rel) => {
+    if (files === null) {
+      files = load();
+      // A failed read (the build removed under it) is tried again at the next request.
+      files.catch(() => {
+        files = null;
+      });
+    }
+    return (await files).get(rel) ?? null;
   };
 }
 
