@@ -334,3 +334,31 @@ test('the webhook outbox keeps a retention the control API can change: finished 
     await app.sandbox.close();
   }
 });
+
+test('a manual advance that delivers a webhook writes twice: before the delivery goes out, then its attempt with the clock (one write at the end of the turn)', async () => {
+  const receiver = await startReceiver(() => 200);
+  const app = await fileApp();
+  try {
+    await request(app).patch(`/__sandbox/merchants/${DEMO.email}`).send({ webhook_url: receiver.url, webhook_version: 'v2' });
+    const ref = (await initialize(app, payoutBody(), 'v2')).body.data.ref_id as number;
+    const lines = () => readFileSync(logPathOf(file()), 'utf8').split('\n').filter(Boolean);
+    const before = lines().length;
+    const advanced = await request(app).post('/__sandbox/clock/advance').send({ by: '10s' });
+    expect(advanced.status).toBe(200);
+    expect(receiver.received).toHaveLength(1);
+    const written = lines().slice(before);
+    // The payout's Success and its delivery, on disk before the receiver is told; then the attempt and the clock's new time.
+    expect(written).toHaveLength(2);
+    const [first, second] = written.map(
+      (l) => JSON.parse(l) as { s: [number, number, number | null]; c: Array<[string, string, Record<string, unknown> | null]> },
+    );
+    expect(first.c.find(([c]) => c === 'webhook_deliveries')?.[2]).toMatchObject({ ref_id: ref, attempts: [] });
+    expect(second.c.find(([c]) => c === 'webhook_deliveries')?.[2]).toMatchObject({ state: 'delivered', attempts: [{ n: 1, status: 200 }] });
+    // What the advance answered is what a restart reads.
+    const disk = await onDisk(file());
+    expect(plain(disk)).toEqual(plain(app.sandbox.store.state));
+  } finally {
+    await receiver.close();
+    await app.sandbox.close();
+  }
+});

@@ -145,12 +145,16 @@ interface Cut {
 }
 
 /**
- * The document (lowdb, readable JSON) plus the change log. Group commit: while one write is under
- * way, the changes of everything that happens meanwhile go out together in the next one: a log
+ * The document (lowdb, readable JSON) plus the change log. Group commit: a write begins at the end
+ * of the event loop's turn that asked for it, and while one is under way, the changes of
+ * everything that happens meanwhile go out together in the next one: a log
  * append of the changed records (the cost of what changed), or, when the log has outgrown its
  * threshold or the whole state was replaced, a compaction: a fresh document, then an empty log.
  * A failed write puts what it carried back into the dirty set, so the next one carries it again.
  */
+/** Resolves in the event loop's check phase, once the callbacks of its poll phase (the turn's reads and writes) have run. */
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 class FileStore implements Store {
   readonly kind = 'file';
   private dirty = new Map<string, [Collection, string]>();
@@ -239,7 +243,11 @@ class FileStore implements Store {
 
   persist(): Promise<void> {
     if (this.next) return this.next;
-    const next = this.chain.then(() => {
+    // The write begins at the end of this turn of the event loop (or, behind a write under way, of
+    // the turn that write ends in), not at once: every change of the turn goes out in it, those of
+    // the requests read in the same turn and of what the caller does next (an advance's own
+    // change after the webhook attempt it waited for), so none of them waits for a second write.
+    const next = this.chain.then(endOfTurn).then(() => {
       this.next = null;
       return this.write().then(
         () => this.succeeded(),

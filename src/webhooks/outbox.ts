@@ -284,7 +284,7 @@ export class WebhookOutbox {
       timestamp: Number(headers[TIMESTAMP_HEADER]),
     };
     if (relay) attempt.listener = relay.via;
-    await this.recordAttempt(d, attempt, headers);
+    this.recordAttempt(d, attempt, headers);
   }
 
   /** An attempt to the delivery's URL: refused unsent when --webhook-allow does not allow it or when it is the sandbox's own address. */
@@ -320,7 +320,7 @@ export class WebhookOutbox {
    * An attempt's result: delivered, retried on the scenario's schedule, or failed (a replayed
    * capture is sent once); the endpoint's health told; written.
    */
-  private async recordAttempt(d: WebhookDelivery, attempt: DeliveryAttempt, headers: Record<string, string>): Promise<void> {
+  private recordAttempt(d: WebhookDelivery, attempt: DeliveryAttempt, headers: Record<string, string>): void {
     const { n, at, status, error } = attempt;
     const { retryScheduleMs, disableAfterMs } = this.ctx.scenario().webhooks;
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
@@ -350,7 +350,19 @@ export class WebhookOutbox {
       this.index.finished(d);
       this.retain(d.merchant_id);
     }
-    await this.ctx.persist();
+    // Written, but not waited for here: a manual advance waits for its attempts to be recorded, and
+    // then for its own write, which (begun at the end of the turn) carries them; what anyone is
+    // answered waits for what it shows to be on disk (http/durability.ts), and idle() for this.
+    this.track(
+      this.ctx
+        .persist()
+        .catch((err: unknown) =>
+          this.ctx.logger.warn(
+            { reason: (err as Error).message, delivery: d.delivery_id },
+            'a webhook attempt ran, but could not be written yet: it is once the store can',
+          ),
+        ),
+    );
   }
 
   /** Chaos duplicate: the copies of `d` waiting for its first attempt to end go DUPLICATE_AFTER_MS after it. */
