@@ -120,6 +120,8 @@ test("the dashboard's files load without the admin token and from the sandbox on
     ['app.js.map', /^application\/json/],
     ['style.css', /^text\/css/],
     ['index.html', /^text\/html/],
+    ['vendor/LICENSE-preact.txt', /^text\/plain/],
+    ['vendor/LICENSE-htm.txt', /^text\/plain/],
   ] as const) {
     const res = await request(locked).get(`/__sandbox/ui/${file}`);
     expect(res.status).toBe(200);
@@ -130,6 +132,10 @@ test("the dashboard's files load without the admin token and from the sandbox on
   const script = (await request(locked).get('/__sandbox/ui/app.js')).text;
   expect(script).not.toMatch(/^\s*import\b/m);
   expect(script).toContain('sourceMappingURL=app.js.map');
+  // Preact and htm are in it: their licences named in its first line, and served.
+  expect(script.split('\n')[0]).toMatch(
+    /Preact \(MIT, \/__sandbox\/ui\/vendor\/LICENSE-preact\.txt\) and htm \(Apache-2\.0, \/__sandbox\/ui\/vendor\/LICENSE-htm\.txt\)/,
+  );
   expect((await request(locked).head('/__sandbox/ui/app.js')).status).toBe(200);
   // Only the built files, by name: nothing else answers, however it is spelt.
   for (const path of ['nope.js', 'vendor', 'vendor/', '%2e%2e/package.json', '..%2f..%2fpackage.json', '%E0%A4%A', 'views/review.js', 'vendor/preact-htm.js']) {

@@ -206,6 +206,9 @@ export class Scheduler {
       lane.clock.set(target);
       this.recordClock(key, lane);
       lane.releaseWaiters();
+      // With the attempts of the last instant (recorded, their write not waited for: the outbox).
+      // If this write fails the advance is answered the store's error, and what it did (its items,
+      // the clock's new time) is written once the store recovers (docs/operations.md).
       await this.persist();
     });
   }

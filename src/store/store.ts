@@ -4,7 +4,7 @@ import { Low } from 'lowdb';
 import { type Batch, changeOf, GROWING, grownList, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
 import { type Collection, collectionOf } from './collections.js';
 import { type CompactionHooks, DocumentFile } from './document-file.js';
-import { fsProblem, StoreFileError, type StoreWriteError, writeError } from './file-errors.js';
+import { fsProblem, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
 import { Owners } from './owners.js';
 import type { Checkpoint } from './start-points.js';
@@ -180,6 +180,8 @@ class FileStore implements Store {
   private retryTimer: NodeJS.Timeout | null = null;
   private retryMs = RETRY_MS.first;
   private closed = false;
+  /** Stopped by crash(): no write begins any more. */
+  private crashed = false;
   /** The highest document generation written: a compaction goes above it, whatever generation a replaced state brings. */
   private generation: number;
   onChanged: ((c: Collection) => void) | null = null;
@@ -310,6 +312,7 @@ class FileStore implements Store {
   /** Stops as a killed process would: nothing more written, the log's handle closed, the lock left behind. */
   async crash(): Promise<void> {
     this.closed = true;
+    this.crashed = true;
     if (this.retryTimer) clearTimeout(this.retryTimer);
     await this.log.close();
     this.lock.forget();
@@ -338,6 +341,8 @@ class FileStore implements Store {
   }
 
   private async write(): Promise<void> {
+    // A write asked for before a crash and begun after it (at the end of that turn): as after a kill, nothing.
+    if (this.crashed) throw new StoreWriteError(`${this.path}: the store was stopped as a crash would stop it`, undefined);
     if (this.mustCompact) return this.compactNow();
     const outgrown = this.wantCompact || this.log.bytes > Math.max(this.options.compactBytes, this.documentBytes);
     if (outgrown && performance.now() >= this.compactAfter) {

@@ -195,7 +195,7 @@ export class WebhookOutbox {
     this.ctx.repo.touch('webhook_deliveries', d.delivery_id);
   }
 
-  /** The scheduler's handler: one attempt, recorded and written when it ends. */
+  /** The scheduler's handler: one attempt; its promise ends once the attempt is recorded (its write asked for, tracked by idle()). */
   attempt(item: DueItem): Promise<void> {
     return this.track(this.attemptOnce(item));
   }

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join, resolve, sep } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { extname, join, resolve } from 'node:path';
 import type { RequestHandler } from 'express';
 import type { ChangeFeed } from '../../observe/changes.js';
 import { assetOf, IN_EXECUTABLE } from '../../shipped.js';
@@ -35,12 +35,12 @@ type ReadFile = (rel: string) => Promise<Buffer | null>;
 /**
  * The dashboard's static files at /__sandbox/ui (index.html for the page itself), from memory: in
  * the standalone executable its assets (src/shipped.ts), on disk the build's dist/ui, read whole
- * the first time the dashboard is asked for and kept (about 100 KB). A page load asks for some
- * 25 files at once; from memory each is an answer, where reading it from disk was four trips to
- * libuv's thread pool (stat, open, read, close), each waiting for a turn of a busy event loop.
- * The files served are the ones built when the sandbox first served its dashboard (a build
- * while it runs is served after a restart, as the executable's are); only those files are, by
- * name, so no path can lead outside them.
+ * the first time the dashboard is asked for and kept (about 300 KB, most of it the script's
+ * source map, read only by developer tools). A page load asks for three of them (the page, its
+ * style, its one script: scripts/build-ui.js); from memory each is an answer, with no trip to
+ * libuv's thread pool waiting for a turn of a busy event loop. The files served are the ones
+ * built when the sandbox first served its dashboard (a build while it runs is served after a
+ * restart, as the executable's are); only those files are, by name, so no path leads outside.
  */
 export function dashboardFiles(): RequestHandler {
   if (!IN_EXECUTABLE && !existsSync(DASHBOARD_DIR)) {
@@ -84,23 +84,28 @@ function executableFiles(): ReadFile {
   };
 }
 
-/** Every file of `dir` (the build's dist/ui), read once, together, on the first call. */
+/** Every file under `dir` by its path there (`vendor/LICENSE-htm.txt`), folders walked (readdir's `recursive` needs Node 20.1). */
+async function filesUnder(dir: string, prefix = ''): Promise<string[]> {
+  const names: string[] = [];
+  for (const entry of await readdir(join(dir, prefix), { withFileTypes: true })) {
+    const name = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    if (entry.isDirectory()) names.push(...(await filesUnder(dir, name)));
+    else if (entry.isFile()) names.push(name);
+  }
+  return names;
+}
+
+/** Every file of `dir` (the build's dist/ui), read once, together, on the first call; a failed read is tried again at the next. */
 export function builtFiles(dir: string): ReadFile {
   let files: Promise<Map<string, Buffer>> | null = null;
   const load = async () => {
-    const names = (await readdir(dir, { recursive: true })).map((name) => name.split(sep).join('/'));
-    const entries = await Promise.all(
-      names.map(async (name): Promise<[string, Buffer] | null> => {
-        const path = join(dir, name);
-        return (await stat(path)).isFile() ? [name, await readFile(path)] : null;
-      }),
-    );
-    return new Map(entries.filter((e) => e !== null));
+    const names = await filesUnder(dir);
+    return new Map(await Promise.all(names.map(async (name): Promise<[string, Buffer]> => [name, await readFile(join(dir, name))])));
   };
   return async (rel) => {
     if (files === null) {
       files = load();
-      // A failed read (the build removed under it) is tried again at the next request.
+      // A failed read (the folder not there: a build moving it into place) is tried again at the next request.
       files.catch(() => {
         files = null;
       });
