@@ -135,7 +135,10 @@ export function View({ client, route, go, merchant, version, refresh, onError })
   const demos = useGet(client, '/demos');
   const answer = useGet(client, tracePath(route.tenant), [version]);
   const clock = useGet(client, '/clock', [version]);
-  const [ended, setEnded] = useState(false);
+  // The story's last step done: the last request it had made by then (null: none), so that the
+  // story is told as ended once the sequence shown has that request, not before (its trace is
+  // fetched again after each step, a little later).
+  const [ended, setEnded] = useState(undefined);
   const [playing, setPlaying] = useState(false);
   const [busy, setBusy] = useState(false);
   const stop = useRef(false);
@@ -155,14 +158,17 @@ export function View({ client, route, go, merchant, version, refresh, onError })
   if (!demo)
     return html`<p class="error card" role="alert">The scenario has no demo ${route.ref}: <a class="link" href=${href({ tenant: route.tenant, tab: 'demo' })}>the stories</a>.</p>`;
   const trace = answer.data;
-  const reached = reachedOf(trace, demo, ended);
+  const reached = reachedOf(trace, demo, ended !== undefined && (ended === null || trace.requests.some((r) => r.request_id === ended)));
   const current = [...MOMENTS].reverse().find((m) => reached.has(m));
   const done = reached.has('end');
   // The freshest trace after a step: the change stream refreshes it too, a little later.
   const once = async () => {
     const fresh = (await client.get(tracePath(route.tenant)).catch(() => null)) ?? latest.current;
     const result = await step(client, merchant, fresh, demo);
-    if (result === 'end') setEnded(true);
+    if (result === 'end') {
+      const after = await client.get(tracePath(route.tenant)).catch(() => null);
+      setEnded(after?.requests.at(-1)?.request_id ?? null);
+    }
     refresh();
     return result;
   };
