@@ -148,7 +148,7 @@ export async function statelessServer(script, args = []) {
  */
 export async function sandboxServer(tree = ROOT_DIR, extra = []) {
   const args = [...BENCH_SANDBOX, ...extra];
-  const child = hasTaskset ? spawn('taskset', ['-c', '0', process.execPath, ...args], { cwd: tree }) : spawn(process.execPath, args, { cwd: tree });
+  const child = pinned(args, { cwd: tree });
   const [, base] = await firstLine(child, /API base URL:\s+(\S+)/);
   const { m, headers, first } = await merchantWithPayout(base);
   return {

@@ -144,6 +144,9 @@ interface Cut {
   seq: number;
 }
 
+/** Resolves in the event loop's check phase, once the callbacks of its poll phase (the turn's reads and writes) have run. */
+const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * The document (lowdb, readable JSON) plus the change log. Group commit: a write begins at the end
  * of the event loop's turn that asked for it, and while one is under way, the changes of
@@ -152,9 +155,6 @@ interface Cut {
  * threshold or the whole state was replaced, a compaction: a fresh document, then an empty log.
  * A failed write puts what it carried back into the dirty set, so the next one carries it again.
  */
-/** Resolves in the event loop's check phase, once the callbacks of its poll phase (the turn's reads and writes) have run. */
-const endOfTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-
 class FileStore implements Store {
   readonly kind = 'file';
   private dirty = new Map<string, [Collection, string]>();

@@ -18,17 +18,6 @@ export const favicon: RequestHandler = (_req, res) => {
   res.status(200).type('image/svg+xml').set('Cache-Control', 'public, max-age=86400').send(FAVICON_SVG);
 };
 
-/** The Content-Type of each kind of dashboard file (Express's short names where it has one). */
-const TYPES: Record<string, string> = {
-  '.html': 'html',
-  '.js': 'text/javascript',
-  '.map': 'json',
-  '.css': 'css',
-  '.txt': 'text/plain',
-  '.png': 'png',
-  '.svg': 'svg',
-};
-
 /** A dashboard file's bytes by its path under dist/ui (`views/review.js`), or null when there is none. */
 type ReadFile = (rel: string) => Promise<Buffer | null>;
 
@@ -69,7 +58,7 @@ export function dashboardFiles(): RequestHandler {
       }
       res
         .status(200)
-        .type(TYPES[extname(rel)] ?? 'application/octet-stream')
+        .type(extname(rel) || 'application/octet-stream')
         .set('Cache-Control', 'public, max-age=0')
         .send(bytes);
     }, next);
