@@ -169,7 +169,7 @@ test('an oversized body is refused with 413 from its Content-Length, before it i
 });
 
 test('a client that sends its head a byte at a time is cut off at --headers-timeout; others are served meanwhile', async () => {
-  const running = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--headers-timeout', '500']);
+  const running = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--headers-timeout', '1500']);
   try {
     const { hostname, port } = new URL(running.url);
     const slow = Array.from({ length: 50 }, () =>
@@ -177,17 +177,25 @@ test('a client that sends its head a byte at a time is cut off at --headers-time
         this.write('G');
       }),
     );
+    let firstCut: number | undefined;
     const answers = slow.map((s) => {
       let got = '';
       s.on('data', (d) => (got += d));
-      return new Promise<string>((resolve) => s.on('close', () => resolve(got)));
+      return new Promise<string>((resolve) =>
+        s.on('close', () => {
+          firstCut ??= performance.now();
+          resolve(got);
+        }),
+      );
     });
-    const started = performance.now();
     const ok = await fetch(`${running.url}/api/v1/public/balance/check?account_no=${DEMO.van1}`, { headers: demoHeaders });
+    const servedAt = performance.now();
     expect(ok.status).toBe(200);
-    // Served at once: not after the slow clients' 500 ms headers time-out.
-    expect(performance.now() - started).toBeLessThan(400);
+    // Served while the slow clients still hold their connections, not once their time-out frees
+    // the server: the order of the events, not a time, so a busy machine cannot fail it.
+    expect(firstCut).toBeUndefined();
     for (const a of await Promise.all(answers)) expect(a).toMatch(/^HTTP\/1\.1 408/);
+    expect(firstCut).toBeGreaterThan(servedAt);
   } finally {
     await running.stop();
   }
