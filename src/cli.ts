@@ -7,7 +7,7 @@ import { DateTime } from 'luxon';
 import { createApp, type SandboxApp } from './app.js';
 import { banner } from './banner.js';
 import { unknownVerb, VERBS } from './client/verbs.js';
-import { type Serving, serve } from './listen.js';
+import { acceptHandlesNotice, type Serving, serve } from './listen.js';
 import {
   CLI_DEFAULTS,
   ConfigError,
@@ -364,7 +364,13 @@ export async function main(argv: string[]): Promise<void> {
   let serving: Serving | null = null;
   try {
     await start.checkpoint('listen');
-    serving = await serve(app, config.host, config.port, config.checkoutPort, config);
+    serving = await serve(app, config.host, config.port, config.checkoutPort, {
+      ...config,
+      onAcceptHandles: (added, asked) => {
+        const { level, message } = acceptHandlesNotice(added, asked);
+        app.sandbox.logger[level]({ handles: added + 1, asked: asked + 1 }, message);
+      },
+    });
     // A signal while the servers were being set up: the start is stopped, as before them.
     await start.checkpoint('listen');
   } catch (err) {

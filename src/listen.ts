@@ -14,6 +14,19 @@ export interface ServerLimits {
   requestTimeout: number;
   /** Listening handles beside the first on the same port (accept.ts): a busy loop accepts up to this + 1 connections a turn. */
   acceptHandles?: number;
+  /** Told, once the helper is done, how many of the `acceptHandles` it added (fewer: it could not start, or this platform cannot pass handles). */
+  onAcceptHandles?: (added: number, asked: number) => void;
+}
+
+/** What the command logs once the handles beside the first were added, or fewer than asked could be. */
+export function acceptHandlesNotice(added: number, asked: number): { level: 'info' | 'warn'; message: string } {
+  if (added >= asked) return { level: 'info', message: `accepting on ${added + 1} listening handles: up to ${added + 1} new connections a turn` };
+  return {
+    level: 'warn',
+    message:
+      `accepting on ${added + 1} listening handle${added === 0 ? '' : 's'}, not the ${asked + 1} asked (--accept-handles ${asked}): ` +
+      'the helper that hands the duplicates back could not start or pass them here. Everything works; connections that arrive together wait a turn of the event loop each.',
+  };
 }
 
 /** Each server's added listening handles (accept.ts): closed with it, before it stops listening. */
@@ -67,7 +80,13 @@ export function listen(app: Express, port: number, host: string, limits?: Server
     capConnections(server, limits.maxConnections, {
       at: ACCEPT_MORE_AT,
       run: () => {
-        if (server.listening) ACCEPTING.set(server, acceptMore(server, handles));
+        if (!server.listening) return;
+        const more = acceptMore(server, handles);
+        ACCEPTING.set(server, more);
+        // Not told when the server stopped meanwhile: a stop cuts the hand-over short on purpose.
+        void more.added.then((added) => {
+          if (server.listening) limits.onAcceptHandles?.(added, handles);
+        });
       },
     });
   else if (limits) server.maxConnections = limits.maxConnections;

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import net from 'node:net';
 import { acceptMore } from '../src/accept.js';
+import { acceptHandlesNotice } from '../src/listen.js';
 
 /**
  * More listening handles on one socket (src/accept.ts): the duplicates a helper process hands
@@ -87,4 +88,14 @@ test('closed while the helper is still handing handles over: it stops, the helpe
   server.close();
   await once(server, 'close');
   await expect(connectTo(port)).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+});
+
+test('what the command logs once the handles are added: how many, or, when the helper added fewer than asked, a warning that says what it costs', () => {
+  expect(acceptHandlesNotice(16, 16)).toEqual({ level: 'info', message: 'accepting on 17 listening handles: up to 17 new connections a turn' });
+  const none = acceptHandlesNotice(0, 16);
+  expect(none.level).toBe('warn');
+  expect(none.message).toMatch(
+    /^accepting on 1 listening handle, not the 17 asked \(--accept-handles 16\): the helper .* could not start or pass them here\. Everything works; connections that arrive together wait a turn of the event loop each\.$/,
+  );
+  expect(acceptHandlesNotice(3, 16)).toMatchObject({ level: 'warn', message: expect.stringMatching(/^accepting on 4 listening handles, not the 17 asked/) });
 });

@@ -131,6 +131,16 @@ export function settledDescriptors(pid: number, port: number, n: number): Promis
   );
 }
 
+/** Waits (at most 10 s) until what a started CLI printed matches `pattern`; answers whether it did. */
+export async function settledOutput(r: Running, pattern: RegExp): Promise<boolean> {
+  return pattern.test(
+    await settled(
+      () => r.output(),
+      (out) => pattern.test(out),
+    ),
+  );
+}
+
 /** The process ids of process `pid`'s children (Linux: /proc/<pid>/task/<tid>/children). */
 export function childrenOf(pid: number): number[] {
   const out: number[] = [];

@@ -1,5 +1,15 @@
 import { connect } from 'node:net';
-import { childrenOf, killAll, listeningDescriptors, type Running, runCli, settledChildren, settledDescriptors, startCli } from './cli-helpers.js';
+import {
+  childrenOf,
+  killAll,
+  listeningDescriptors,
+  type Running,
+  runCli,
+  settledChildren,
+  settledDescriptors,
+  settledOutput,
+  startCli,
+} from './cli-helpers.js';
 import { DEMO, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 
 /** The shared-sandbox guarantees, on the real process. */
@@ -256,7 +266,7 @@ test('SIGTERM lets a request in flight finish and exits 0; a second signal exits
 
 test('once 8 connections are open at once the command listens on 17 descriptors of its socket (16 more handles: a busy loop accepts up to 17 connections a turn); before, on one; --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
   const byDefault = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
-  const two = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent'], { SANDBOX_ACCEPT_HANDLES: '2' });
+  const two = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'info'], { SANDBOX_ACCEPT_HANDLES: '2' });
   const one = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--accept-handles', '0']);
   const held: Socket[] = [];
   try {
@@ -276,6 +286,9 @@ test('once 8 connections are open at once the command listens on 17 descriptors 
     }
     expect(await settledDescriptors(...pidPort(byDefault), 17)).toBe(17);
     expect(await settledDescriptors(...pidPort(two), 3)).toBe(3);
+    // And says so in its log, once (a helper that could not add them is a warning: test/accept.test.ts).
+    expect(await settledOutput(two, /accepting on 3 listening handles: up to 3 new connections a turn/)).toBe(true);
+    expect(two.output().match(/accepting on \d+ listening handle/g)).toHaveLength(1);
     expect(listeningDescriptors(...pidPort(one))).toBe(1);
     for (const r of [byDefault, two, one]) expect(await settledChildren(r.proc.pid as number)).toEqual([]);
     // Many connections at once are all served, whichever handle accepts each.
