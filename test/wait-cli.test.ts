@@ -89,3 +89,34 @@ test("a ready file that is not one (garbage, a URL that is not a sandbox's): not
     });
   }
 });
+
+test('one attempt with node:http: a server that never answers is "no answer within", a large page that is not the sandbox is named, a health answer is healthy', async () => {
+  const { createServer } = await import('node:http');
+  const held: Array<{ destroy(): void }> = [];
+  const silent = createServer(() => undefined); // reads the request, never answers
+  silent.on('connection', (s) => held.push(s));
+  const page = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('x'.repeat(1024 * 1024)));
+  const healthy = createServer((_req, res) =>
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, version: '9.9.9', pid: 1, v8_flags: [] })),
+  );
+  const urls: string[] = [];
+  for (const s of [silent, page, healthy]) {
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    urls.push(`http://127.0.0.1:${(s.address() as { port: number }).port}`);
+  }
+  try {
+    const [a, b, c] = await Promise.all(urls.map((url) => runCli(['wait', '--url', url, '--timeout', '1s'])));
+    expect({ code: a.code, stderr: a.stderr }).toEqual({ code: 1, stderr: expect.stringMatching(/after 1s: no answer within \d+(ms|s)/) });
+    expect({ code: b.code, stderr: b.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(/after 1s: something else answers there, not a payout-sandbox \(GET .*: HTTP 404, text\/html\)/),
+    });
+    expect({ code: c.code, stdout: c.stdout }).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(/payout-sandbox 9\.9\.9 is healthy at http:\/\/127\.0\.0\.1:\d+/),
+    });
+  } finally {
+    for (const s of held) s.destroy();
+    for (const s of [silent, page, healthy]) s.close();
+  }
+});

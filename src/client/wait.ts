@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DURATION_FORMS, formatDuration, parseDuration } from '../duration.js';
 import { baseUrl, EXIT, parseVerb } from './http.js';
@@ -101,17 +103,52 @@ type Seen =
   | { kind: 'not-ready'; file: string }
   | { kind: 'another'; pid: number };
 
+/** Of an answer's body, at most this much is read (a health check's is a few hundred bytes). */
+const BODY_MAX = 64 * 1024;
+
+class TimedOut extends Error {}
+
+/**
+ * One GET with `node:http` (or `https`), answered or refused within `ms`: not `fetch`, whose
+ * first answer in a process loads Node's fetch and web streams, about 0.27 s of CPU on this
+ * project's machine, and `wait` is the image's HEALTHCHECK, a new process every second. Redirects
+ * are not followed: the URL given is the one that must answer.
+ */
+function get(url: string, ms: number): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers: { accept: 'application/json' }, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      res.on('data', (chunk: Buffer) => {
+        if (size < BODY_MAX) chunks.push(chunk);
+        size += chunk.length;
+      });
+      res.on('end', () => done(null, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('error', (err) => done(err));
+    });
+    const timer = setTimeout(() => req.destroy(new TimedOut()), ms);
+    const done = (err: Error | null, answer?: { status: number; headers: IncomingHttpHeaders; text: string }) => {
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(answer as { status: number; headers: IncomingHttpHeaders; text: string });
+    };
+    req.on('error', (err) => done(err));
+    req.end();
+  });
+}
+
 async function attempt(healthUrl: string, ms: number): Promise<Seen> {
-  let res: Response;
+  let res: { status: number; headers: IncomingHttpHeaders; text: string };
   try {
-    res = await fetch(healthUrl, { signal: AbortSignal.timeout(ms), headers: { accept: 'application/json' } });
+    res = await get(healthUrl, ms);
   } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError') return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}`, timedOut: true };
-    return { kind: 'unreachable', reason: `nothing answered (${e.cause?.code ?? e.cause?.message ?? e.message})` };
+    if (err instanceof TimedOut) return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}`, timedOut: true };
+    const e = err as NodeJS.ErrnoException;
+    return { kind: 'unreachable', reason: `nothing answered (${e.code ?? e.message})` };
   }
-  const type = res.headers.get('content-type') ?? 'no content type';
-  const text = await res.text().catch(() => '');
+  const type = res.headers['content-type'] ?? 'no content type';
+  const text = res.text;
   let body: unknown;
   try {
     body = JSON.parse(text);
