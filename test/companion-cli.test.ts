@@ -316,6 +316,22 @@ test('trigger: --list, a fault that made the payout, an unknown outcome (exit 2 
   expect(unknown.stderr).toContain('payout.reversed');
 });
 
+test('trigger of a dropped connection and of a held answer: each said in words (the client asks with node:http), the payout made either way', async () => {
+  const m = await sb.createMerchant({});
+  const dropped = await runCli(['trigger', 'payout.fault.dropped_after_created', '--merchant', m.merchantId, '--json', '--url', sb.url]);
+  expect(dropped.code).toBe(0);
+  expect(JSON.parse(dropped.stdout)).toMatchObject({
+    initialize: { status: null, error: 'no answer: the connection was closed' },
+    ref_id: expect.stringMatching(/^\d{10}$/),
+  });
+  const held = await runCli(['trigger', 'payout.fault.delayed_35s', '--merchant', m.merchantId, '--json', '--url', sb.url]);
+  expect(held.code).toBe(0);
+  expect(JSON.parse(held.stdout)).toMatchObject({
+    initialize: { status: null, error: 'no answer yet (the answer is held)' },
+    ref_id: expect.stringMatching(/^\d{10}$/),
+  });
+});
+
 test('merchant create --env, sourced by a shell, lets curl make a payout', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'sbx-env-'));
   try {

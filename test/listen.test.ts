@@ -1,4 +1,4 @@
-import { serverSentEvents } from '../src/client/http.js';
+import { send, serverSentEvents } from '../src/client/http.js';
 import { type MerchantHandle, type StartedSandbox, startSandbox } from '../src/index.js';
 import type { RelayedAttempt } from '../src/webhooks/listeners.js';
 
@@ -49,7 +49,7 @@ const LISTENER = { 'X-Sandbox-Listener': 'test' };
 async function attachOverHttp(merchantId: string, forwardTo = 'http://127.0.0.1:3000/hooks') {
   const controller = new AbortController();
   open.push(controller);
-  const res = await fetch(`${sb.controlUrl}/merchants/${merchantId}/webhooks/listen?forward_to=${encodeURIComponent(forwardTo)}`, {
+  const res = await send(`${sb.controlUrl}/merchants/${merchantId}/webhooks/listen?forward_to=${encodeURIComponent(forwardTo)}`, {
     signal: controller.signal,
     headers: LISTENER,
   });

@@ -1,3 +1,5 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { HTTP_URL_MESSAGE, isHttpUrl, unsendable } from '../webhooks/targets.js';
 
@@ -67,17 +69,88 @@ export function verbCommand(name: string, description: string): Command {
     .showHelpAfterError(`(run payout-sandbox ${name} --help for the options)`);
 }
 
-/** Why a fetch failed, in a word (ECONNREFUSED, ENOTFOUND, a time-out …). */
+/** Why a request failed, in a word (ECONNREFUSED, ENOTFOUND, a time-out …). */
 export function reason(err: unknown): string {
-  const e = err as { name?: string; message?: string; cause?: { code?: string; message?: string } } | null;
+  const e = err as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
   if (e?.name === 'TimeoutError') return `no answer within ${REACH_TIMEOUT_MS / 1000} s`;
-  return e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+  return e?.code ?? e?.cause?.code ?? e?.cause?.message ?? e?.message ?? String(err);
+}
+
+/** An answer as the verbs read it: what they used of fetch's `Response`, over `node:http`. */
+export interface Answer {
+  status: number;
+  ok: boolean;
+  statusText: string;
+  headers: { get(name: string): string | null };
+  /** The body, read once: as text, as JSON, or chunk by chunk (`body`, an event stream). */
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  body: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * One request with `node:http` (or `https`), not `fetch`: a CLI verb is a short-lived process,
+ * and a process's first `fetch` loads Node's fetch and web streams, about 0.27 s of CPU on this
+ * project's machine (docs/performance.md, "Start-up"). Fails as fetch did where the verbs look:
+ * a `signal` that aborts (a time-out) rejects with its reason (`name` TimeoutError), and an error
+ * of the connection carries its `code` (ECONNREFUSED, ECONNRESET for a connection closed
+ * without an answer). Redirects are not followed.
+ */
+export function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<Answer> {
+  const { signal } = init;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const u = new URL(url);
+    const headers = { ...init.headers, ...(init.body === undefined ? {} : { 'Content-Length': String(Buffer.byteLength(init.body)) }) };
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { method: init.method ?? 'GET', headers }, (res) => {
+      signal?.removeEventListener('abort', onAbort);
+      // Once answered, an abort ends the body: a read under way (a stream's) fails with the
+      // signal's reason; one not under way is not an error of the process (a listener stays).
+      res.on('error', () => undefined);
+      if (signal) signal.addEventListener('abort', () => res.destroy(signal.reason), { once: true });
+      resolve(answerOf(res));
+    });
+    const onAbort = () => req.destroy(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    req.on('error', (err) => {
+      signal?.removeEventListener('abort', onAbort);
+      reject(signal?.aborted ? signal.reason : err);
+    });
+    req.end(init.body);
+  });
+}
+
+function answerOf(res: IncomingMessage): Answer {
+  let read: Promise<string> | null = null;
+  const text = () => {
+    read ??= (async () => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of res) chunks.push(chunk as Buffer);
+      return Buffer.concat(chunks).toString('utf8');
+    })();
+    return read;
+  };
+  const status = res.statusCode ?? 0;
+  return {
+    status,
+    ok: status >= 200 && status < 300,
+    statusText: res.statusMessage ?? '',
+    headers: {
+      get: (name) => {
+        const v = res.headers[name.toLowerCase()];
+        return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+      },
+    },
+    text,
+    json: async () => JSON.parse(await text()) as unknown,
+    body: res,
+  };
 }
 
 /** An answer of the emulated API, as it came. */
 export interface ApiAnswer {
   status: number;
-  headers: Headers;
+  headers: Answer['headers'];
   text: string;
   json: unknown;
 }
@@ -101,7 +174,7 @@ export class SandboxClient {
 
   /** Whether anything answers at the URL (the health route needs no token): once, bounded by REACH_TIMEOUT_MS. */
   reach(): Promise<void> {
-    this.reached ??= fetch(`${this.controlUrl}/health`, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) }).then(
+    this.reached ??= send(`${this.controlUrl}/health`, { signal: AbortSignal.timeout(REACH_TIMEOUT_MS) }).then(
       async (res) => {
         // The sandbox answers { ok, version } (a 503 while it cannot write: { ok: false, error }).
         const body = (await res.json().catch(() => null)) as { ok?: unknown } | null;
@@ -122,7 +195,7 @@ export class SandboxClient {
   }
 
   /** A refusal of the control API as a VerbError: its `{ error }` message, and a hint for a missing token. */
-  private async refusal(res: Response, what: string): Promise<VerbError> {
+  private async refusal(res: Answer, what: string): Promise<VerbError> {
     const text = await res.text();
     let message = text.trim();
     try {
@@ -134,12 +207,12 @@ export class SandboxClient {
     return new VerbError(`the sandbox refused ${what} (HTTP ${res.status}): ${message || res.statusText}${hint}`);
   }
 
-  private async controlFetch(method: string, path: string, body?: unknown, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Response> {
+  private async controlFetch(method: string, path: string, body?: unknown, signal?: AbortSignal, extra: Record<string, string> = {}): Promise<Answer> {
     await this.reach();
     const headers: Record<string, string> = { ...this.authHeaders(), Accept: 'application/json', ...extra };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     try {
-      return await fetch(`${this.controlUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
+      return await send(`${this.controlUrl}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), signal });
     } catch (err) {
       if (signal?.aborted) throw err;
       throw new VerbError(`lost the sandbox at ${this.url} (${reason(err)}) during ${method} /__sandbox${path}.`);
@@ -161,7 +234,7 @@ export class SandboxClient {
   }
 
   /** An open event stream of the control API (server-sent events); a refusal throws its message. */
-  async stream(path: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Response> {
+  async stream(path: string, signal: AbortSignal, headers: Record<string, string> = {}): Promise<Answer> {
     const res = await this.controlFetch('GET', path, undefined, signal, headers);
     if (!res.ok) throw await this.refusal(res, `GET /__sandbox${path.split('?')[0]}`);
     return res;
@@ -170,7 +243,7 @@ export class SandboxClient {
   /** A call of the emulated API with a merchant's headers: whatever it answers (a refusal is an answer here). */
   async api(method: string, path: string, headers: Record<string, string>, body?: unknown, signal?: AbortSignal): Promise<ApiAnswer> {
     await this.reach();
-    const res = await fetch(`${this.url}${path}`, {
+    const res = await send(`${this.url}${path}`, {
       method,
       headers: { ...headers, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), Accept: 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
@@ -188,11 +261,10 @@ export class SandboxClient {
 }
 
 /** Server-sent events of a streamed answer, one `{ event, data }` at a time, until the stream ends. */
-export async function* serverSentEvents(res: Response): AsyncGenerator<{ event: string; data: string }> {
-  if (!res.body) return;
+export async function* serverSentEvents(res: Answer): AsyncGenerator<{ event: string; data: string }> {
   const decoder = new TextDecoder();
   let buffer = '';
-  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+  for await (const chunk of res.body) {
     buffer += decoder.decode(chunk, { stream: true });
     for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);

@@ -192,9 +192,10 @@ export async function trigger(
     initialize = { status: a.status, error: null, body: a.json ?? a.text };
   } catch (err) {
     if (err instanceof VerbError) throw err;
-    const e = err as { name?: string; cause?: { code?: string }; message?: string };
-    const code = e.cause?.code ?? e.message ?? String(err);
-    const error = e.name === 'TimeoutError' ? 'no answer yet (the answer is held)' : code === 'UND_ERR_SOCKET' ? 'no answer: the connection was closed' : code;
+    const e = err as { name?: string; code?: string; cause?: { code?: string }; message?: string };
+    const code = e.code ?? e.cause?.code ?? e.message ?? String(err);
+    const closed = code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
+    const error = e.name === 'TimeoutError' ? 'no answer yet (the answer is held)' : closed ? 'no answer: the connection was closed' : code;
     initialize = { status: null, error, body: null };
   }
   const page = await client.control<{ payouts: Array<{ ref_id: number | string; client_ref_id: string }> }>(
