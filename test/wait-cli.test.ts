@@ -90,12 +90,16 @@ test("a ready file that is not one (garbage, a URL that is not a sandbox's): not
   }
 });
 
-test('one attempt with node:http: a server that never answers is "no answer within", a large page that is not the sandbox is named, a health answer is healthy', async () => {
+test('one attempt with node:http: a server that never answers is "no answer within", a large page that never ends and is not the sandbox is named, a health answer is healthy', async () => {
   const { createServer } = await import('node:http');
   const held: Array<{ destroy(): void }> = [];
   const silent = createServer(() => undefined); // reads the request, never answers
   silent.on('connection', (s) => held.push(s));
-  const page = createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).end('x'.repeat(1024 * 1024)));
+  // A page that is not the sandbox, whose body never ends: judged by what came (its first 64 KiB), not waited out.
+  const page = createServer((_req, res) => {
+    res.writeHead(404, { 'content-type': 'text/html; charset=utf-8' }).write('x'.repeat(1024 * 1024));
+  });
+  page.on('connection', (s) => held.push(s));
   const healthy = createServer((_req, res) =>
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ ok: true, version: '9.9.9', pid: 1, v8_flags: [] })),
   );

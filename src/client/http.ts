@@ -88,6 +88,9 @@ export interface Answer {
   body: AsyncIterable<Uint8Array>;
 }
 
+/** A connection silent this long is given up (fetch's own limits in Node 20: 300 s for the headers, 300 s between body bytes). */
+const IDLE_MS = 300_000;
+
 /**
  * One request with `node:http` (or `https`), not `fetch`: a CLI verb is a short-lived process,
  * and a process's first `fetch` loads Node's fetch and web streams, about 0.27 s of CPU on this
@@ -96,7 +99,10 @@ export interface Answer {
  * of the connection carries its `code` (ECONNREFUSED, ECONNRESET for a connection closed
  * without an answer). Redirects are not followed.
  */
-export function send(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal } = {}): Promise<Answer> {
+export function send(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal; idleMs?: number } = {},
+): Promise<Answer> {
   const { signal } = init;
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
@@ -110,6 +116,10 @@ export function send(url: string, init: { method?: string; headers?: Record<stri
       if (signal) signal.addEventListener('abort', () => res.destroy(signal.reason), { once: true });
       resolve(answerOf(res));
     });
+    // As fetch gave up on a connection silent for 300 s (no answer, or a body that stopped): a
+    // sandbox frozen or gone without a reset ends a verb, an MCP call or a stream with a reason.
+    const idleMs = init.idleMs ?? IDLE_MS;
+    req.setTimeout(idleMs, () => req.destroy(Object.assign(new Error(`no data for ${idleMs} ms`), { code: 'ETIMEDOUT' })));
     const onAbort = () => req.destroy(signal?.reason);
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (err) => {

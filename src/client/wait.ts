@@ -108,38 +108,48 @@ const BODY_MAX = 64 * 1024;
 
 class TimedOut extends Error {}
 
+type Got = { status: number; headers: IncomingHttpHeaders; text: string };
+
 /**
  * One GET with `node:http` (or `https`), answered or refused within `ms`: not `fetch`, whose
  * first answer in a process loads Node's fetch and web streams, about 0.27 s of CPU on this
  * project's machine, and `wait` is the image's HEALTHCHECK, a new process every second. Redirects
- * are not followed: the URL given is the one that must answer.
+ * are not followed: the URL given is the one that must answer. Once answered, the answer counts
+ * with what its body gave: read to its end, to BODY_MAX (then the connection is closed), to the
+ * time left, or to a reset.
  */
-function get(url: string, ms: number): Promise<{ status: number; headers: IncomingHttpHeaders; text: string }> {
+function get(url: string, ms: number): Promise<Got> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers: { accept: 'application/json' }, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      res.on('data', (chunk: Buffer) => {
-        if (size < BODY_MAX) chunks.push(chunk);
-        size += chunk.length;
-      });
-      res.on('end', () => done(null, { status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => done(err));
-    });
-    const timer = setTimeout(() => req.destroy(new TimedOut()), ms);
-    const done = (err: Error | null, answer?: { status: number; headers: IncomingHttpHeaders; text: string }) => {
+    let answered: { status: number; headers: IncomingHttpHeaders; chunks: Buffer[]; size: number } | null = null;
+    let settled = false;
+    const finish = (err: Error | null) => {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
-      if (err) reject(err);
-      else resolve(answer as { status: number; headers: IncomingHttpHeaders; text: string });
+      if (answered) resolve({ status: answered.status, headers: answered.headers, text: Buffer.concat(answered.chunks).toString('utf8') });
+      else reject(err);
+      req.destroy();
     };
-    req.on('error', (err) => done(err));
+    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers: { accept: 'application/json' }, agent: false }, (res) => {
+      const got = { status: res.statusCode ?? 0, headers: res.headers, chunks: [] as Buffer[], size: 0 };
+      answered = got;
+      res.on('data', (chunk: Buffer) => {
+        got.chunks.push(chunk.subarray(0, BODY_MAX - got.size));
+        got.size += chunk.length;
+        if (got.size >= BODY_MAX) finish(null);
+      });
+      res.on('end', () => finish(null));
+      res.on('error', () => finish(null));
+    });
+    const timer = setTimeout(() => finish(new TimedOut()), ms);
+    req.on('error', (err) => finish(err));
     req.end();
   });
 }
 
 async function attempt(healthUrl: string, ms: number): Promise<Seen> {
-  let res: { status: number; headers: IncomingHttpHeaders; text: string };
+  let res: Got;
   try {
     res = await get(healthUrl, ms);
   } catch (err) {
