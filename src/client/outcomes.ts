@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { OPERATIONS } from '../contract/operations.js';
 import { formatDuration } from '../duration.js';
 import type { ApiVersion } from '../vocab.js';
-import { EXIT, type SandboxClient, VerbError } from './http.js';
+import { EXIT, reason, type SandboxClient, VerbError } from './http.js';
 
 /**
  * The scenario's payout outcomes by name (`payout.success`, `payout.reversed`,
@@ -192,10 +192,9 @@ export async function trigger(
     initialize = { status: a.status, error: null, body: a.json ?? a.text };
   } catch (err) {
     if (err instanceof VerbError) throw err;
-    const e = err as { name?: string; code?: string; cause?: { code?: string }; message?: string };
-    const code = e.code ?? e.cause?.code ?? e.message ?? String(err);
-    const closed = code === 'ECONNRESET' || code === 'UND_ERR_SOCKET';
-    const error = e.name === 'TimeoutError' ? 'no answer yet (the answer is held)' : closed ? 'no answer: the connection was closed' : code;
+    const code = reason(err);
+    const error =
+      (err as Error).name === 'TimeoutError' ? 'no answer yet (the answer is held)' : code === 'ECONNRESET' ? 'no answer: the connection was closed' : code;
     initialize = { status: null, error, body: null };
   }
   const page = await client.control<{ payouts: Array<{ ref_id: number | string; client_ref_id: string }> }>(

@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { DURATION_FORMS, formatDuration, parseDuration } from '../duration.js';
-import { baseUrl, EXIT, parseVerb } from './http.js';
+import { type Answer, baseUrl, EXIT, parseVerb, send } from './http.js';
 
 /**
  * `payout-sandbox wait [--url URL] [--timeout 30s] [--pid PID] [--ready-file FILE]`: waits until
@@ -106,59 +104,37 @@ type Seen =
 /** Of an answer's body, at most this much is read (a health check's is a few hundred bytes). */
 const BODY_MAX = 64 * 1024;
 
-class TimedOut extends Error {}
-
-type Got = { status: number; headers: IncomingHttpHeaders; text: string };
-
 /**
- * One GET with `node:http` (or `https`), answered or refused within `ms`: not `fetch`, whose
- * first answer in a process loads Node's fetch and web streams, about 0.27 s of CPU on this
- * project's machine, and `wait` is the image's HEALTHCHECK, a new process every second. Redirects
- * are not followed: the URL given is the one that must answer. Once answered, the answer counts
- * with what its body gave: read to its end, to BODY_MAX (then the connection is closed), to the
- * time left, or to a reset.
+ * An answer's body, up to BODY_MAX (then the connection is closed): what came when the time left
+ * runs out or the connection is reset meanwhile, the answer judged by that.
  */
-function get(url: string, ms: number): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const u = new URL(url);
-    let answered: { status: number; headers: IncomingHttpHeaders; chunks: Buffer[]; size: number } | null = null;
-    let settled = false;
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (answered) resolve({ status: answered.status, headers: answered.headers, text: Buffer.concat(answered.chunks).toString('utf8') });
-      else reject(err);
-      req.destroy();
-    };
-    const req = (u.protocol === 'https:' ? httpsRequest : httpRequest)(u, { headers: { accept: 'application/json' }, agent: false }, (res) => {
-      const got = { status: res.statusCode ?? 0, headers: res.headers, chunks: [] as Buffer[], size: 0 };
-      answered = got;
-      res.on('data', (chunk: Buffer) => {
-        got.chunks.push(chunk.subarray(0, BODY_MAX - got.size));
-        got.size += chunk.length;
-        if (got.size >= BODY_MAX) finish(null);
-      });
-      res.on('end', () => finish(null));
-      res.on('error', () => finish(null));
-    });
-    const timer = setTimeout(() => finish(new TimedOut()), ms);
-    req.on('error', (err) => finish(err));
-    req.end();
-  });
+async function firstBytes(res: Answer): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of res.body) {
+      chunks.push((chunk as Buffer).subarray(0, BODY_MAX - size));
+      size += chunk.length;
+      if (size >= BODY_MAX) break;
+    }
+  } catch {
+    // Cut short: what came is the answer.
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
+/** One GET (the companion's `send`: node:http, not fetch, whose loading costs `wait`, the image's HEALTHCHECK, about 0.27 s of CPU each). */
 async function attempt(healthUrl: string, ms: number): Promise<Seen> {
-  let res: Got;
+  let res: Answer;
   try {
-    res = await get(healthUrl, ms);
+    res = await send(healthUrl, { signal: AbortSignal.timeout(ms), headers: { accept: 'application/json' } });
   } catch (err) {
-    if (err instanceof TimedOut) return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}`, timedOut: true };
     const e = err as NodeJS.ErrnoException;
+    if (e.name === 'TimeoutError') return { kind: 'unreachable', reason: `no answer within ${formatDuration(ms)}`, timedOut: true };
     return { kind: 'unreachable', reason: `nothing answered (${e.code ?? e.message})` };
   }
-  const type = res.headers['content-type'] ?? 'no content type';
-  const text = res.text;
+  const type = res.headers.get('content-type') ?? 'no content type';
+  const text = await firstBytes(res);
   let body: unknown;
   try {
     body = JSON.parse(text);
