@@ -7,18 +7,20 @@ import { killAll } from './cli-helpers.js';
 import { useTempDir } from './helpers.js';
 
 /**
- * The CI step of docs/testing.md ("In CI"), run as written: the sandbox started in the
- * background from a clone, a suite run against it, SIGTERM to the sandbox's own process, and
- * the step's exit code the gate's. The clone is this repository; the suite a small one.
+ * The CI steps of docs/testing.md ("In CI") and docs/review.md ("In CI"), run as written: the
+ * sandbox started in the background from a clone, a suite run against it, SIGTERM to the
+ * sandbox's own process, and the step's exit code the gate's. The clone is this repository; the
+ * suite a small one.
  */
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const dir = useTempDir(killAll);
 
-/** The `run: |` lines of the recipe between its markers, as a shell script. */
-function recipe(): string {
-  const doc = readFileSync(join(ROOT, 'docs/testing.md'), 'utf8');
-  const block = doc.slice(doc.indexOf('<!-- ci-recipe:start -->'), doc.indexOf('<!-- ci-recipe:end -->'));
+/** The `run: |` lines of a recipe between its markers (docs/testing.md's by default), as a shell script. */
+function recipe(file = 'docs/testing.md', marker = 'ci-recipe'): string {
+  const doc = readFileSync(join(ROOT, file), 'utf8');
+  const block = doc.slice(doc.indexOf(`<!-- ${marker}:start -->`), doc.indexOf(`<!-- ${marker}:end -->`));
+  expect(block.length).toBeGreaterThan(0);
   const lines = block.split('\n');
   const start = lines.findIndex((l) => /^\s+run: \|$/.test(l) && lines[lines.indexOf(l) - 1].includes('shell: bash'));
   const indent = /^(\s*)/.exec(lines[start + 1])![1].length;
@@ -113,4 +115,53 @@ test('a failing suite fails the step with its own code; a gate the run meets pas
   writeFileSync(join(root, 'suite.mjs'), suite(port2, 0));
   const met = await runRecipe(root, port2, recipe().replace('--coverage-min 60', '--coverage-min 1'));
   expect(met.code).toBe(0);
+}, 60_000);
+
+/**
+ * A payout answered 500 (magic amount 3003.01: the payout is made), then either paid again under
+ * a new client_ref_id (a double payout: a high finding) or looked up by its client_ref_id first
+ * and left alone (careful); exits 0.
+ */
+const reviewSuite = (port: number, careful: boolean) => `
+const base = 'http://127.0.0.1:${port}/api/v1/public/payment/transfer';
+const h = { 'x-merchant-email': 'demo@payout-sandbox.test', 'x-api-key': 'sbx_key_demo_0001', 'x-api-secret': 'sbx_secret_demo_0001', 'content-type': 'application/json' };
+const body = (ref) => JSON.stringify({ client_ref_id: ref, transfer_type: 'BANK', amount: 3003.01, payment_method: '1001', debit_from: 'DEMOVAN0000000000001',
+  beneficiary_email: 'b@example.com', beneficiary_mobile: '9876543210', beneficiary_name: 'Payee', account_number: '123456789012', ifsc_code: 'HDFC0000001', purpose: 'VENDOR_PAYOUT', remarks: 'ci' });
+const first = await fetch(base, { method: 'POST', headers: h, body: body('RV0000001') });
+console.log('first', first.status);
+if (${careful}) {
+  const look = await fetch(base + '/status?client_ref_id=RV0000001', { headers: h });
+  console.log('looked up', look.status);
+} else {
+  const again = await fetch(base, { method: 'POST', headers: h, body: body('RV0000002') });
+  console.log('again', again.status);
+}
+`;
+
+test("the review's CI step (docs/review.md) is one bash step that keeps the pid it stops", () => {
+  const script = recipe('docs/review.md', 'review-recipe');
+  expect(script).toMatch(/^node payout-sandbox\/bin\/payout-sandbox\.js .*--review-fail-on high/ms);
+  expect(script).toMatch(/^echo \$! > sandbox\.pid$/m);
+  expect(spawnSync('bash', ['-n', '-c', script]).status).toBe(0);
+});
+
+test("the review's CI step, run as written: a double payout after a 500 fails the step with 4 and the report says so; a lookup first passes it", async () => {
+  const port = await freePort();
+  const root = project(reviewSuite(port, false));
+  const doubled = await runRecipe(root, port, recipe('docs/review.md', 'review-recipe'));
+  expect(doubled.out).toContain('first 500');
+  expect(doubled.out).toContain('again 500'); // 3003.01 again: made again, answered 500 again
+  expect(doubled.code).toBe(4);
+  const report = readFileSync(join(root, 'review/review.md'), 'utf8');
+  expect(report).toMatch(/\*\*not-ready\*\*/);
+  expect(readFileSync(join(dir(), 'summary.md'), 'utf8')).toBe(report);
+  const pid = Number(readFileSync(join(root, 'sandbox.pid'), 'utf8'));
+  expect(() => process.kill(pid, 0)).toThrow();
+
+  const port2 = await freePort();
+  writeFileSync(join(root, 'suite.mjs'), reviewSuite(port2, true));
+  const careful = await runRecipe(root, port2, recipe('docs/review.md', 'review-recipe'));
+  expect(careful.out).toContain('first 500');
+  expect(careful.out).toContain('looked up 200');
+  expect(careful.code).toBe(0);
 }, 60_000);
