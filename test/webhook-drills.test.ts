@@ -161,6 +161,12 @@ describe('the timestamped signature', () => {
         ['genuine', 204],
       ]);
       expect(byRef('STALE').state).toBe('delivered');
+      // So is the forged delivery's: a correct receiver that refused the forgery still learns the event.
+      expect(byRef('FORGE').attempts.map((a) => [a.kind, a.status])).toEqual([
+        ['forged', 401],
+        ['genuine', 204],
+      ]);
+      expect(byRef('FORGE').state).toBe('delivered');
       // A delivery it handled before is acknowledged again, not acted on twice.
       const good = byRef('GOOD');
       await request(app).post(`/__sandbox/webhooks/${good.delivery_id}/redeliver`).expect(202);
@@ -317,7 +323,7 @@ describe('chaos: replay and stale_timestamp, each attempt marked', () => {
     expect(coverage.items.find((i: { id: string }) => i.id === 'webhook.stale_timestamp').hits).toBe(1);
   });
 
-  test('wrong_signature: every attempt is marked forged, and its refusals do not make the endpoint fail', async () => {
+  test('wrong_signature: the first attempt is forged and its retry signed as any other (a correct receiver learns the event); the refusal does not make the endpoint fail', async () => {
     const r = await receiver(strict([DEMO.secret]));
     const app = await sandbox({ webhookUrl: r.url, scenario: scenarioWith({ chaos: { wrong_signature: 1 } }) });
     await initialize(app, payoutBody());
@@ -327,8 +333,9 @@ describe('chaos: replay and stale_timestamp, each attempt marked', () => {
     await settle(app);
     expect(deliveries(app)[0].attempts.map((a) => [a.kind, a.status, a.signature_valid])).toEqual([
       ['forged', 401, false],
-      ['forged', 401, false],
+      ['genuine', 204, true],
     ]);
+    expect(deliveries(app)[0].state).toBe('delivered');
     expect((await endpoint(app)).failing_since).toBeNull();
   });
 });

@@ -71,13 +71,14 @@ export const KINDS: Record<DeliveryKind, KindRow> = {
 const is2xx = (s: number | null | undefined) => s !== null && s !== undefined && s >= 200 && s < 300;
 
 /**
- * What attempt `n` of a delivery is: a replayed capture, forged, stale (chaos, first attempt only),
+ * What attempt `n` of a delivery is: a replayed capture, forged or stale (chaos, first attempt only:
+ * its retries are signed as any other, so a receiver that refuses it still learns the event),
  * a duplicate (a chaos copy, or a delivery id sent again after it was acknowledged: a redeliver),
  * or genuine (a first attempt, or a retry of one never acknowledged).
  */
 export function attemptKind(d: WebhookDelivery, n: number): DeliveryKind {
   if (d.replay_of) return 'replay';
-  if (d.wrong_signature) return 'forged';
+  if (d.wrong_signature && n === 1) return 'forged';
   if (d.stale_timestamp && n === 1) return 'stale';
   if (d.duplicate_of !== null) return 'duplicate';
   return d.attempts.some((a) => a.n < n && is2xx(a.status)) ? 'duplicate' : 'genuine';

@@ -279,7 +279,7 @@ export class WebhookOutbox {
       at,
       real_at: sentAt,
       ...sent,
-      signature_valid: !d.wrong_signature,
+      signature_valid: kind === 'replay' ? !d.wrong_signature : kind !== 'forged',
       kind,
       timestamp: Number(headers[TIMESTAMP_HEADER]),
     };
@@ -343,7 +343,7 @@ export class WebhookOutbox {
       d.state = 'failed';
     }
     // Chaos replay: the first request that got an answer is the captured one.
-    if (d.replay_planned && status !== null) this.planReplay(d, headers, at);
+    if (d.replay_planned && status !== null) this.planReplay(d, headers, at, attempt.kind === 'forged');
     if (n === 1) this.releaseDuplicates(d, at);
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error, kind: attempt.kind }, 'webhook attempt');
     if (d.state === 'delivered' || d.state === 'failed') {
@@ -376,7 +376,7 @@ export class WebhookOutbox {
   }
 
   /** Chaos replay: a copy of `d`'s captured request (same bytes and headers), sent once, REPLAY_AFTER_MS later. */
-  private planReplay(d: WebhookDelivery, headers: Record<string, string>, at: number): void {
+  private planReplay(d: WebhookDelivery, headers: Record<string, string>, at: number, forged: boolean): void {
     delete d.replay_planned;
     this.ctx.repo.state.webhook_seq += 1;
     const r: WebhookDelivery = {
@@ -387,7 +387,8 @@ export class WebhookOutbox {
       version: d.version,
       target_url: d.target_url,
       body: d.body,
-      wrong_signature: d.wrong_signature,
+      // Whether the captured request (so the replay) was signed with a wrong key.
+      wrong_signature: forged,
       duplicate_of: null,
       kind: 'replay',
       replay_of: d.delivery_id,
@@ -527,7 +528,7 @@ function deliveryBehaviours(d: WebhookDelivery, attempt: DeliveryAttempt): Behav
   const ids: BehaviourId[] = [`webhook.${d.version}`];
   if (attempt.n > 1) ids.push('webhook.retry');
   if (d.duplicate_of !== null) ids.push('webhook.duplicate');
-  if (d.wrong_signature) ids.push('webhook.bad_signature');
+  if (attempt.kind === 'forged' || (attempt.kind === 'replay' && d.wrong_signature)) ids.push('webhook.bad_signature');
   if (d.reordered) ids.push('webhook.reorder');
   if (attempt.kind === 'replay') ids.push('webhook.replay');
   if (attempt.kind === 'stale') ids.push('webhook.stale_timestamp');
