@@ -197,7 +197,7 @@ if ((engine === null || engine.cmd !== 'podman' || compose === '') && !inCi) {
         // One pass: a port that begins with 4010 is not replaced again.
         const script = block('reports-recipe')
           .replace(/4010:4010|127\.0\.0\.1:4010\b/g, (m) => (m === '4010:4010' ? `${port}:4010` : `127.0.0.1:${port}`))
-          .replace(/(--name |podman (?:stop|wait|rm) )payout-sandbox\b/g, `$1${name}`);
+          .replace(/(--name |podman (?:stop|wait|rm|rm -f|logs) )payout-sandbox\b/g, `$1${name}`);
         const { code, out } = await run(script, root, env, 180_000);
         expect(out).toContain('suite passed');
         expect(code).toBe(naive ? 4 : 0);
@@ -209,6 +209,22 @@ if ((engine === null || engine.cmd !== 'podman' || compose === '') && !inCi) {
         expect(readFileSync(join(root, 'reports/coverage.xml'), 'utf8')).toContain('<skipped');
       }
     }, 300_000);
+
+    test('reports out of the container: a failing suite fails the step with its own code, the container stopped and removed, the reports written', async () => {
+      const port = await freePort();
+      const name = `payout-sandbox-reports-${port}`;
+      const root = join(dir(), 'reports-failing');
+      mkdirSync(root);
+      const env = podmanEnv(root, false);
+      env.PATH = `${binDir(root, [], 7)}:${process.env.PATH}`;
+      const script = block('reports-recipe')
+        .replace(/4010:4010|127\.0\.0\.1:4010\b/g, (m) => (m === '4010:4010' ? `${port}:4010` : `127.0.0.1:${port}`))
+        .replace(/(--name |podman (?:stop|wait|rm|rm -f|logs) )payout-sandbox\b/g, `$1${name}`);
+      const { code } = await run(script, root, env, 180_000);
+      expect(code).toBe(7);
+      expect(readFileSync(join(root, 'reports/review.md'), 'utf8')).toMatch(/### Integration review/);
+      expect(spawnSync('podman', ['container', 'exists', name], { env }).status).not.toBe(0);
+    }, 240_000);
 
     test('a naive suite fails the review gate: curl exits 22 on the 422, the report printed', async () => {
       const { code, out } = await runCompose(true);
