@@ -43,6 +43,14 @@ export class RequestError extends Error {
   }
 }
 
+/** How long a payout rule's scripted 503 asks the client to wait (an operation fault's default too). */
+export const SCRIPTED_RETRY_AFTER_S = 5;
+
+/** A scripted error's headers: a 503 says when to try again, as every other 503 of the sandbox does. */
+export function scriptedErrorHeaders(httpCode: number): Record<string, string> {
+  return httpCode === 503 ? { 'Retry-After': String(SCRIPTED_RETRY_AFTER_S) } : {};
+}
+
 /** A scripted transport fault that creates nothing: answered as envelope A with its status. */
 export class FaultError extends RequestError {
   constructor(
@@ -50,7 +58,7 @@ export class FaultError extends RequestError {
     message: string,
     readonly rule: string,
   ) {
-    super(httpCode, message);
+    super(httpCode, message, scriptedErrorHeaders(httpCode));
   }
 }
 

@@ -92,6 +92,40 @@ describe('the payout snippets, run', () => {
   });
 });
 
+test('Python with urllib alone: the request the page shows (Content-Type set) makes the payout; without the header urllib sends a form and the answer names the missing field', () => {
+  const py = ['python3', '/usr/bin/python3'].find((p) => spawnSync(p, ['-c', '0'], { stdio: 'ignore' }).status === 0);
+  expect(py).toBeDefined();
+  const program = (ref: string, withHeader: boolean) => {
+    const req = snippet('python-urllib').trim();
+    return [
+      'import json, urllib.request, urllib.error',
+      `BASE = "http://127.0.0.1:${port}"`,
+      'HEADERS = {"x-merchant-email": "demo@payout-sandbox.test", "x-api-key": "sbx_key_demo_0001", "x-api-secret": "sbx_secret_demo_0001"}',
+      `body = {"client_ref_id": "${ref}", "transfer_type": "BANK", "amount": 321.5, "payment_method": "1001", "debit_from": "DEMOVAN0000000000001", "beneficiary_id": "BENEDEMO000000000001", "purpose": "VENDOR_PAYOUT", "remarks": "urllib"}`,
+      withHeader ? req : req.replace(', "Content-Type": "application/json"', ''),
+      'try:',
+      '    with urllib.request.urlopen(req) as r: print(r.status, json.load(r)["data"]["status"])',
+      'except urllib.error.HTTPError as e:',
+      '    print(e.code, json.load(e)["message"])',
+    ].join('\n');
+  };
+  const run = (code: string) => spawnSync(py!, ['-c', code], { encoding: 'utf8', timeout: 30_000 });
+  expect(run(program('URLLIB-0001', true)).stdout).toBe('200 Pending\n');
+  expect(run(program('URLLIB-0002', false)).stdout).toBe('400 The client ref id field is required.\n');
+});
+
+test("the Python example's verify_v2 refuses, never raises on, a header with non-ASCII characters (compare_digest refuses such str) or a non-ASCII digit", () => {
+  const py = ['python3', '/usr/bin/python3'].find((p) => spawnSync(p, ['-c', '0'], { stdio: 'ignore' }).status === 0);
+  expect(py).toBeDefined();
+  copyFileSync(join(ROOT, 'examples/python/webhook_receiver.py'), join(dir(), 'webhook_receiver.py'));
+  const r = spawnSync(
+    py!,
+    ['-c', "from webhook_receiver import verify_v2\nprint(verify_v2('t=1,v1=\\u00e9', b'{}', 's', now=1), verify_v2('t=\\u00b2,v1=ab', b'{}', 's', now=1))"],
+    { cwd: dir(), encoding: 'utf8' },
+  );
+  expect({ code: r.status, out: r.stdout, err: r.stderr }).toEqual({ code: 0, out: 'False False\n', err: '' });
+});
+
 test('the shell check of a signature: a real delivery verifies; a changed body, a stale timestamp or the older header alone do not', async () => {
   const receiver = await startReceiver();
   const control = `${sandbox.url}/__sandbox`;

@@ -17,10 +17,11 @@ def verify_v2(header, raw_body, secret, now=None):
     pairs = [p.strip().split("=", 1) for p in (header or "").split(",")]
     pairs = [(p[0], p[1]) for p in pairs if len(p) == 2]
     t = next((v for k, v in pairs if k == "t"), "")
-    if not t.isdigit() or abs((now or time.time()) - int(t)) > TOLERANCE_S:
+    if not (t.isascii() and t.isdigit()) or abs((now or time.time()) - int(t)) > TOLERANCE_S:
         return False
-    expected = hmac.new(secret.encode(), t.encode() + b"." + raw_body, hashlib.sha256).hexdigest()
-    return any(k == "v1" and hmac.compare_digest(v, expected) for k, v in pairs)
+    expected = hmac.new(secret.encode(), t.encode() + b"." + raw_body, hashlib.sha256).hexdigest().encode()
+    # As bytes: compare_digest refuses str with non-ASCII characters (a header can carry any).
+    return any(k == "v1" and hmac.compare_digest(v.encode(), expected) for k, v in pairs)
 
 
 class WebhookReceiver:

@@ -1,4 +1,5 @@
 import { parseDuration } from '../duration.js';
+import { SCRIPTED_RETRY_AFTER_S } from '../errors.js';
 import { type OperationName, STATE_CHANGING_OPERATIONS } from '../vocab.js';
 import type { ScenarioFile } from './schema.js';
 import { CHAOS_MODES } from './schema.js';
@@ -42,7 +43,7 @@ export function compileFaults(file: ScenarioFile, problems: string[]): Operation
       times: f.times ?? null,
       holdMs: f.hold ? dur(f.hold) : DEFAULT_HOLD_MS,
       delay,
-      retryAfterS: Math.max(1, Math.ceil((f.retry_after ? dur(f.retry_after) : 5_000) / 1000)),
+      retryAfterS: f.retry_after ? Math.max(1, Math.ceil(dur(f.retry_after) / 1000)) : SCRIPTED_RETRY_AFTER_S,
     };
   });
 }

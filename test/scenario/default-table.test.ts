@@ -200,6 +200,8 @@ describe('faults (3003.xx)', () => {
     expect(res.status).toBe(503);
     expect(res.body).toEqual({ success: false, http_code: 503, message: 'Service temporarily unavailable. Please try again later.' });
     expect(res.headers['x-sandbox-rule']).toBe('3003.03');
+    // As every 503 of the sandbox: when to try again.
+    expect(res.headers['retry-after']).toBe('5');
     expect((await status(app, { client_ref_id: String(body.client_ref_id) })).status).toBe(400);
     expect(await balanceOf(app)).toBe(before);
   });

@@ -6,7 +6,7 @@ import type { FaultDecision } from '../../domain/faults.js';
 import { noteStatusCheck } from '../../domain/lifecycle.js';
 import { foundPayout, initializePayout, lookupPayout } from '../../domain/payouts.js';
 import { formatDuration } from '../../duration.js';
-import { MESSAGES, RequestError, transportMessage } from '../../errors.js';
+import { MESSAGES, RequestError, scriptedErrorHeaders, transportMessage } from '../../errors.js';
 import { toPaise } from '../../money.js';
 import type { ApiVersion, Payout } from '../../store/state.js';
 import { type Call, callOf, type OperationHandler, type OperationHandlers } from '../mount.js';
@@ -30,7 +30,7 @@ function initialize(sb: Sandbox, version: ApiVersion): OperationHandler<Initiali
       res.locals.refId = payout.ref_id;
       if (fault) sb.events.behaviour(merchant.merchant_id, `fault.${rule}`);
       // A scripted fault after the payout was created: the client sees it, the payout lives on.
-      if (fault?.type === 'error') throw new RequestError(fault.httpCode, fault.message);
+      if (fault?.type === 'error') throw new RequestError(fault.httpCode, fault.message, scriptedErrorHeaders(fault.httpCode));
       if (fault?.type === 'drop') {
         req.socket.destroy();
         return;
