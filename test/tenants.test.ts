@@ -266,6 +266,24 @@ describe('rate-limit windows reopen on the merchant clock or in real time', () =
   });
 });
 
+test('on a manual clock, Retry-After is the time left on it even after real time passed: advancing by it always reopens the window', async () => {
+  const a = await tenant({ clock: { mode: 'manual' } });
+  const refA = await pay(a, 100);
+  for (let i = 0; i < 3; i++) await statusOf(a, refA);
+  const realNow = Date.now();
+  // 25 s of real time, none on the merchant's clock: 35 s left in real time, 60 on the clock.
+  const spy = jest.spyOn(Date, 'now').mockReturnValue(realNow + 25_000);
+  try {
+    const limited = await statusOf(a, refA);
+    expect(limited.status).toBe(429);
+    expect(limited.headers['retry-after']).toBe('60');
+    await request(app).post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: `${limited.headers['retry-after']}s` }).expect(200);
+    expect((await statusOf(a, refA)).status).toBe(200);
+  } finally {
+    spy.mockRestore();
+  }
+});
+
 test('on a sped-up real clock, Retry-After is the real time the window takes to pass on it', async () => {
   app = await testApp({ clock: 'real', speed: 60 });
   const a = await tenant();

@@ -64,15 +64,17 @@ export class ClockStore implements Store {
   }
 
   /**
-   * Milliseconds until the key's window reopens, the sooner of: in real time; on its clock (a
-   * manual clock: the time to advance it by; a real one, sped up or not: the real time it takes).
+   * Milliseconds to state as the key's `Retry-After`. On a manual clock, the time left on it: what
+   * a test advances by, and always enough for it (sleeping that long is enough too whenever real
+   * time would reopen the window sooner). On a real clock, sped up or not: the sooner of the real
+   * time left and the real time its clock takes to get there.
    */
   msUntilReset(key: string): number {
     const h = this.hits.get(key);
     if (!h) return 0;
     const clock = this.clockOf(key);
-    const byClock = clock.mode === 'manual' ? h.resetAt - clock.now() : clock.realDelayUntil(h.resetAt);
-    return Math.min(h.realResetAt - Date.now(), byClock);
+    if (clock.mode === 'manual') return h.resetAt - clock.now();
+    return Math.min(h.realResetAt - Date.now(), clock.realDelayUntil(h.resetAt));
   }
 
   private live(key: string) {
@@ -112,8 +114,8 @@ export interface LimiterOptions {
 
 /**
  * A fixed-window limit keyed by `key(req, res)`, each key's window on `clockOf(key)` and real
- * time. Excess: a RequestError 429 with `Retry-After`: the seconds until the window reopens (the
- * fewer of those left on the key's clock and in real time).
+ * time. Excess: a RequestError 429 with `Retry-After`: the seconds until the window reopens
+ * (`ClockStore.msUntilReset`: on a manual clock, those left on it).
  */
 export function limiter(
   clockOf: (key: string) => Clock,
