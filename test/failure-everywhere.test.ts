@@ -227,11 +227,14 @@ describe('bank outage windows', () => {
     expect((await request(a).get(`/__sandbox/accounts/${DEMO.van1}/ledger`)).body.balanced).toBe(true);
   });
 
-  test('unknown: sent to Unknown at once, resolved by the usual timeline after the window', async () => {
+  test('unknown: sent to Unknown at its creation instant (on a manual clock, at the next advance, even of 1 ms), resolved by the usual timeline after the window', async () => {
     const a = await app();
     await request(a).post('/__sandbox/outages').send({ bank: 'ICIC', for: '30m', effect: 'unknown' });
-    const ref = (await initialize(a, payoutBody({ ifsc_code: 'ICIC0001234' }))).body.data.ref_id as string;
-    await advanceBy(a, '1s');
+    const made = await initialize(a, payoutBody({ ifsc_code: 'ICIC0001234' }));
+    expect(made.body.data.status).toBe('Pending');
+    const ref = made.body.data.ref_id as string;
+    expect((await status(a, { ref_id: ref })).body.data.transaction.status).toBe('Pending');
+    await advanceBy(a, '1ms');
     expect((await status(a, { ref_id: ref })).body.data.transaction.status).toBe('Unknown');
     await advanceBy(a, '30m');
     expect((await status(a, { ref_id: ref })).body.data.transaction.status).toBe('Unknown');

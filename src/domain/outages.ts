@@ -28,7 +28,8 @@ const METHOD_NAMES: Record<PaymentMethod, string> = { '1001': 'IMPS', '1002': 'N
 /**
  * What an outage does to a payout about to be made at `now`: `reject` refuses it (envelope B
  * GENERIC_EXCEPTION, nothing debited); `hold` keeps it Pending until the window ends, then runs
- * its timeline from there; `unknown` sends it to Unknown at once and runs its timeline from the
+ * its timeline from there; `unknown` sends it to Unknown at its creation instant (a step at 0: on a
+ * manual clock, run by the next advance) and runs its timeline from the
  * window's end. The payout's rule becomes `outage:<id>`.
  */
 export function planUnderOutage(outage: OutageConfig, plan: PayoutPlan, method: PaymentMethod, now: number): PayoutPlan {
