@@ -86,7 +86,11 @@ export function acceptMore(server: net.Server, count: number): { added: Promise<
         extras.push(extra);
       }
     } finally {
-      if (helper.connected) helper.disconnect();
+      // Killed, never disconnected: a disconnect asked while a handle sent to it waits for its
+      // acknowledgement is carried out when that acknowledgement comes, and a handle the helper
+      // sent back in the same read is then acknowledged on a channel already gone, which fails an
+      // internal assertion of Node 20 and ends this process (a stop during the hand-over did).
+      // The helper's exit closes the channel once what was read from it has been handled.
       helper.kill();
       child = null;
     }
@@ -115,25 +119,18 @@ function copySocketOptions(from: net.Server, to: net.Server): void {
 /**
  * The cap on open connections when connections come through more than one handle: Node's
  * `maxConnections` counts one server's own, so the HTTP server counts every connection it is
- * given, whichever handle accepted it, and closes at once any past `max`. `busy.run` runs once,
- * the first time `busy.at` connections are open at once.
+ * given, whichever handle accepted it, and closes at once any past `max`.
  */
-export function capConnections(server: Server, max: number, busy: { at: number; run(): void }): void {
+export function capConnections(server: Server, max: number): void {
   const handlers = server.listeners('connection') as Array<(socket: net.Socket) => void>;
   server.removeAllListeners('connection');
   let open = 0;
-  let pending: typeof busy | null = busy;
   server.on('connection', (socket: net.Socket) => {
     if (open >= max) {
       socket.destroy();
       return;
     }
     open += 1;
-    if (pending !== null && open >= pending.at) {
-      const { run } = pending;
-      pending = null;
-      run();
-    }
     socket.once('close', () => {
       open -= 1;
     });

@@ -33,13 +33,6 @@ export function acceptHandlesNotice(added: number, asked: number): { level: 'inf
 const ACCEPTING = new WeakMap<Server, { close(): Promise<void> }>();
 
 /**
- * The handles beside the first are added once this many connections are open at once: a sandbox
- * that serves one test client (an executable per CI job, a developer's) never starts the helper
- * (about 0.15 s of CPU), one that serves many does as soon as it does.
- */
-export const ACCEPT_MORE_AT = 8;
-
-/**
  * The server's request and response classes, made with the prototypes Express gives every request
  * and response (`app.request`, `app.response`): Express's `app.handle` switches each one's prototype
  * to those, and a switch to the prototype an object has already changes nothing. Without it each
@@ -74,21 +67,9 @@ export function listen(app: Express, port: number, host: string, limits?: Server
     app,
   );
   const handles = limits?.acceptHandles ?? 0;
-  // With handles beside the first, the cap counts every connection the server is given (accept.ts),
-  // and the handles come once ACCEPT_MORE_AT connections are open at once (not once it stops listening).
-  if (limits && handles > 0)
-    capConnections(server, limits.maxConnections, {
-      at: ACCEPT_MORE_AT,
-      run: () => {
-        if (!server.listening) return;
-        const more = acceptMore(server, handles);
-        ACCEPTING.set(server, more);
-        // Not told when the server stopped meanwhile: a stop cuts the hand-over short on purpose.
-        void more.added.then((added) => {
-          if (server.listening) limits.onAcceptHandles?.(added, handles);
-        });
-      },
-    });
+  // With handles beside the first (added by addHandles once it listens), the cap counts every
+  // connection the server is given, whichever handle accepted it (accept.ts).
+  if (limits && handles > 0) capConnections(server, limits.maxConnections);
   else if (limits) server.maxConnections = limits.maxConnections;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
@@ -146,6 +127,25 @@ export async function closeServers(servers: Server[], graceMs: number): Promise<
   clearTimeout(force);
 }
 
+/**
+ * The listening handles beside the first (accept.ts), asked for once the server listens: a helper
+ * process hands them over in the background (about 0.15 s of its own CPU, once), so that the
+ * first burst of clients (a CI fleet's shards creating their merchants together) already finds
+ * them. Added on the first burst instead, they came too late for it: the helper's start and the
+ * hand-over (a turn of the event loop a handle) landed in its busiest turns, and 64 merchant
+ * creations arriving together took 2.5 times as long (docs/performance.md).
+ */
+function addHandles(server: Server, limits: ServerLimits): void {
+  const handles = limits.acceptHandles ?? 0;
+  if (handles <= 0 || !server.listening) return;
+  const more = acceptMore(server, handles);
+  ACCEPTING.set(server, more);
+  // Not told when the server stopped meanwhile: a stop cuts the hand-over short on purpose.
+  void more.added.then((added) => {
+    if (server.listening) limits.onAcceptHandles?.(added, handles);
+  });
+}
+
 /** A sandbox app listening: the API (and checkout) servers and their base URLs. */
 export interface Serving {
   servers: Server[];
@@ -180,8 +180,12 @@ export async function serve(app: Express, host: string, port: number, checkoutPo
     await closeServers(servers, 0);
     throw err;
   }
-  // Request schemas compile once the servers listen, off the start-up path (or at first use).
+  // Request schemas compile once the servers listen, off the start-up path (or at first use);
+  // then the helper that adds the listening handles starts, before the first burst of clients.
   setImmediate(precompileParsers);
+  setImmediate(() => {
+    for (const server of servers) addHandles(server, limits);
+  });
   const url = urlOf(servers[0], host);
   return { servers, url, checkoutUrl: servers[1] ? urlOf(servers[1], host) : url, close: (graceMs) => closeServers(servers, graceMs) };
 }

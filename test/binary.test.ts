@@ -116,8 +116,9 @@ test('env -i, a copy of the executable alone in a folder: the API, the shipped s
   }
   const sb = await start(['--clock', 'manual'], exe);
   while (!/AccessToken/.test(sb.output())) await new Promise((r) => setTimeout(r, 10));
-  // With 8 connections open at once it gets 16 more listening handles (src/accept.ts) from the
-  // executable run as their helper, with no Node and no environment; the helper is gone after.
+  // Once it listens it gets 16 more listening handles (src/accept.ts) from the executable run as
+  // their helper, with no Node and no environment; the helper is gone after. Eight connections
+  // open at once are served meanwhile.
   const held = await Promise.all(
     Array.from(
       { length: 8 },

@@ -1,15 +1,5 @@
 import { connect } from 'node:net';
-import {
-  childrenOf,
-  killAll,
-  listeningDescriptors,
-  type Running,
-  runCli,
-  settledChildren,
-  settledDescriptors,
-  settledOutput,
-  startCli,
-} from './cli-helpers.js';
+import { killAll, listeningDescriptors, type Running, runCli, settledChildren, settledDescriptors, settledOutput, startCli } from './cli-helpers.js';
 import { DEMO, demoHeaders, payoutBody, useTempDir } from './helpers.js';
 
 /** The shared-sandbox guarantees, on the real process. */
@@ -264,19 +254,30 @@ test('SIGTERM lets a request in flight finish and exits 0; a second signal exits
   held.destroy();
 });
 
-test('once 8 connections are open at once the command listens on 17 descriptors of its socket (16 more handles: a busy loop accepts up to 17 connections a turn); before, on one; --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
+test('a stop while the helper hands the listening handles over ends cleanly (exit 0), however early it comes after listening', async () => {
+  // Once, a stop during the hand-over disconnected the helper's channel while a handle was on its
+  // way, and Node 20 failed an internal assertion (exit 1) in about half of such stops.
+  const codes: Array<number | null> = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
+    expect((await fetch(`${r.url}/__sandbox/health`)).status).toBe(200);
+    codes.push(await r.stop());
+  }
+  expect(codes).toEqual([0, 0, 0, 0, 0, 0]);
+}, 60_000);
+
+test('once it listens the command listens on 17 descriptors of its socket (16 more handles: a busy loop accepts up to 17 connections a turn), with no client yet; --accept-handles 0 and SANDBOX_ACCEPT_HANDLES set how many', async () => {
   const byDefault = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent']);
   const two = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'info'], { SANDBOX_ACCEPT_HANDLES: '2' });
   const one = await startCli(['--port', '0', '--data', 'memory', '--log-level', 'silent', '--accept-handles', '0']);
   const held: Socket[] = [];
   try {
     const pidPort = (r: Running) => [r.proc.pid as number, Number(new URL(r.url).port)] as const;
-    // One client's connection at a time: no helper, one handle (a sandbox per CI job never pays for one).
-    for (let i = 0; i < 3; i++)
-      expect((await raw(byDefault.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n')).answer).toMatch(/^HTTP\/1\.1 200/);
-    expect(listeningDescriptors(...pidPort(byDefault))).toBe(1);
-    expect(childrenOf(byDefault.proc.pid as number)).toEqual([]);
-    // Eight kept open at once on each: the handles come, and the helper that handed them over goes.
+    // No client has connected: the handles come once it listens (before a first burst of clients),
+    // and the helper that handed them over goes.
+    expect(await settledDescriptors(...pidPort(byDefault), 17)).toBe(17);
+    expect(await settledChildren(byDefault.proc.pid as number)).toEqual([]);
+    // Eight kept open at once on each: served, the handles as they were.
     for (const r of [byDefault, two, one]) {
       for (let i = 0; i < 8; i++) {
         const { socket, answer } = await raw(r.url, 'GET /__sandbox/health HTTP/1.1\r\nHost: localhost\r\n\r\n');
