@@ -217,7 +217,10 @@ function asRefusal(err: unknown): BusinessError | RequestError | CheckoutError |
   // Not read, as a body without a Content-Type is not: a 400 saying why (body-parser answers 415).
   if (e?.type === 'charset.unsupported') return new RequestError(400, `The request body was not read (charset ${e.charset ?? 'unknown'}): send it in UTF-8.`);
   if (e?.type === 'encoding.unsupported')
-    return new RequestError(400, `The request body was not read (Content-Encoding ${e.encoding ?? 'unknown'}): send it uncompressed, or with gzip, deflate or br.`);
+    return new RequestError(
+      400,
+      `The request body was not read (Content-Encoding ${e.encoding ?? 'unknown'}): send it uncompressed, or with gzip, deflate or br.`,
+    );
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return new RequestError(e.status, e.message || 'The request could not be read.');
   return null;
 }

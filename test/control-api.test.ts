@@ -165,13 +165,25 @@ describe('a body that came but was not read is refused saying why (not "the fiel
 
   test('JSON in a charset other than UTF-8, or compressed in a way the sandbox does not read: 400 saying why, nothing made', async () => {
     const body = Buffer.from(JSON.stringify(payoutBody({ client_ref_id: 'CHARSET001' })));
-    const latin = await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).set('Content-Type', 'application/json; charset=latin1').send(body);
+    const latin = await request(app)
+      .post('/api/v1/public/payment/transfer')
+      .set(demoHeaders)
+      .set('Content-Type', 'application/json; charset=latin1')
+      .send(body);
     expect(latin.status).toBe(400);
     expect(latin.body).toEqual({ success: false, http_code: 400, message: 'The request body was not read (charset latin1): send it in UTF-8.' });
-    const packed = await request(app).post('/api/v1/public/payment/transfer').set(demoHeaders).set('Content-Type', 'application/json').set('Content-Encoding', 'compress').send(body);
+    const packed = await request(app)
+      .post('/api/v1/public/payment/transfer')
+      .set(demoHeaders)
+      .set('Content-Type', 'application/json')
+      .set('Content-Encoding', 'compress')
+      .send(body);
     expect(packed.status).toBe(400);
     expect(packed.body.message).toBe('The request body was not read (Content-Encoding compress): send it uncompressed, or with gzip, deflate or br.');
-    const control = await request(app).post('/__sandbox/clock/advance').set('Content-Type', 'application/json; charset=latin1').send(Buffer.from('{"by":"1h"}'));
+    const control = await request(app)
+      .post('/__sandbox/clock/advance')
+      .set('Content-Type', 'application/json; charset=latin1')
+      .send(Buffer.from('{"by":"1h"}'));
     expect(control.status).toBe(400);
     expect(control.body.error).toBe('The request body was not read (charset latin1): send it in UTF-8.');
     expect(Object.values(app.sandbox.repo.state.payouts).filter((p) => p.client_ref_id === 'CHARSET001')).toEqual([]);

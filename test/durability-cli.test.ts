@@ -115,6 +115,11 @@ describe('a data file that is not a valid one stops the start: exit 2, the file 
       /db\.json\.log: cannot read the change log: it is a directory, not a file \(EISDIR\)/,
     ],
     [
+      'the data file is gone and its change log is not (a new store would have emptied the log)',
+      () => spawnSync('rm', ['-f', data()]),
+      /db\.json\.log: the change log holds \d+ bytes of changes, but .*db\.json does not exist: .*Put .*db\.json back/,
+    ],
+    [
       'the data file is a directory',
       () => {
         spawnSync('rm', ['-f', data()]);

@@ -277,7 +277,10 @@ test('on a manual clock, Retry-After is the time left on it even after real time
     const limited = await statusOf(a, refA);
     expect(limited.status).toBe(429);
     expect(limited.headers['retry-after']).toBe('60');
-    await request(app).post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`).send({ by: `${limited.headers['retry-after']}s` }).expect(200);
+    await request(app)
+      .post(`/__sandbox/merchants/${a.merchant_id}/clock/advance`)
+      .send({ by: `${limited.headers['retry-after']}s` })
+      .expect(200);
     expect((await statusOf(a, refA)).status).toBe(200);
   } finally {
     spy.mockRestore();

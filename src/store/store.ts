@@ -499,6 +499,7 @@ export async function openStore(
       notices.push(`${document.temp}: removed the partial document a compaction left when it was stopped (the data file in place, if any, is whole)`);
     const existing = await document.read();
     await options.hooks?.checkpoint?.('replay');
+    if (!existing) await refuseOrphanLog(data);
     const state = existing ?? init();
     const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0, torn: 0 };
     const db = new Low<State>(document, state);
@@ -513,6 +514,28 @@ export async function openStore(
     await lock.release();
     throw err;
   }
+}
+
+/**
+ * No data file, but a change log with changes beside it: they are acknowledged changes to a data
+ * file that is gone (deleted, moved, not restored with its log). A new store would empty that log
+ * at its first write, so the start stops instead, with both files as they were.
+ */
+async function refuseOrphanLog(data: string): Promise<void> {
+  const log = logPathOf(data);
+  let size: number;
+  try {
+    const st = await stat(log);
+    if (!st.isFile()) return; // LogFile.open says what is wrong with it
+    size = st.size;
+  } catch {
+    return;
+  }
+  if (size === 0) return;
+  throw new StoreFileError(
+    `${log}: the change log holds ${size} bytes of changes, but ${data} does not exist: they are changes to a data file that is gone. ` +
+      `Put ${data} back (the copy you moved or backed up, with this log), or move ${log} away to start a new store without them.`,
+  );
 }
 
 /** Removes a file that holds nothing (a log opened, never written); anything else stays as it is. */
