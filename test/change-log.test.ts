@@ -209,6 +209,37 @@ describe('opening a damaged store', () => {
     expect(readFileSync(log, 'utf8')).toBe(before);
   });
 
+  test("lines removed, repeated or moved by hand stop the opening, naming the line (each line is its generation's n-th); a log of an earlier version, without numbers, still replays", async () => {
+    const made = await fileApp();
+    for (let i = 0; i < 4; i++) await initialize(made, payoutBody());
+    made.sandbox.scheduler.stop();
+    await crashStore(made.sandbox.store);
+    const log = logPathOf(file());
+    const original = readFileSync(log, 'utf8');
+    const lines = original.split('\n').filter((l) => l !== '');
+    expect(lines.length).toBeGreaterThanOrEqual(3);
+    expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(lines.map((_, i) => i + 1));
+    const tampered: Array<[string, string[], RegExp]> = [
+      ['the first line appended again', [...lines, lines[0]], new RegExp(`db\\.json\\.log:${lines.length + 1}: .*this is line 1 of its generation, line ${lines.length + 1} was next.*repeated or moved`)],
+      ['two lines swapped', [lines[1], lines[0], ...lines.slice(2)], /db\.json\.log:1: .*this is line 2 of its generation, line 1 was next.*removed before it/],
+      ['a line in the middle removed', [lines[0], ...lines.slice(2)], /db\.json\.log:2: .*this is line 3 of its generation, line 2 was next.*removed before it/],
+    ];
+    for (const [what, text, message] of tampered) {
+      writeFileSync(log, `${text.join('\n')}\n`);
+      await expect(fileApp()).rejects.toThrow(message);
+      expect({ what, log: readFileSync(log, 'utf8') }).toEqual({ what, log: `${text.join('\n')}\n` });
+    }
+    // Without the numbers (as an earlier version wrote it): replayed as before.
+    writeFileSync(log, `${lines.map((l) => JSON.stringify({ ...JSON.parse(l), n: undefined })).join('\n')}\n`);
+    const app = await fileApp();
+    expect(Object.keys(app.sandbox.repo.state.payouts)).toHaveLength(4);
+    // And what it appends next is numbered after them.
+    await initialize(app, payoutBody());
+    const after = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+    expect((JSON.parse(after[after.length - 1]) as { n: number }).n).toBe(after.length);
+    await app.sandbox.close();
+  });
+
   test('a log newer than its document (the document replaced by hand) stops the opening', async () => {
     await storeWithTwoPayouts();
     const doc = JSON.parse(readFileSync(file(), 'utf8')) as State;

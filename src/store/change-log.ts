@@ -5,11 +5,13 @@ import type { State } from './state.js';
 
 /**
  * The change log beside the data file (JSON Lines, `<data>.log`), as Redis's AOF beside its RDB
- * file: one line per written batch, `{"g":generation,"s":[webhook_seq,scheduler_seq,clock_now],"c":[changes]}`,
+ * file: one line per written batch, `{"g":generation,"n":line,"s":[webhook_seq,scheduler_seq,clock_now],"c":[changes]}`,
  * each change `[collection, id, record]` (record null: removed). A record whose list only grows
  * (GROWING: an account's ledger, a page of review facts) is written as a delta:
  * `[collection, id, record without the list, from, entries]`: the entries from index `from` on.
- * A line belongs to the document whose `log_generation` is its `g`.
+ * A line belongs to the document whose `log_generation` is its `g`, and is its generation's `n`-th
+ * line (from 1; absent in logs of earlier versions): a line removed, repeated or moved by hand
+ * stops the replay instead of being applied in the wrong order.
  */
 
 export type Change = [Collection, string, unknown] | [Collection, string, unknown, number, unknown[]];
@@ -26,6 +28,8 @@ export function grownList(c: Collection, record: unknown): unknown[] | undefined
 
 export interface Batch {
   g: number;
+  /** Its place among its generation's lines, from 1 (absent in logs of earlier versions). */
+  n?: number;
   s: [number, number, number | null];
   c: Change[];
 }
@@ -111,6 +115,12 @@ export async function replayLog(path: string, state: State, notices: string[] = 
     if (batch.g > generation)
       throw new StoreFileError(
         `${where}: the change log is newer (generation ${batch.g}) than the data file (${generation}): the data file was replaced; restore the matching one`,
+      );
+    const next = result.applied + 1;
+    if (batch.n !== undefined && batch.n !== next)
+      throw new StoreFileError(
+        `${where}: the change log's lines are not as they were written (this is line ${batch.n} of its generation, line ${next} was next): ` +
+          `lines were ${batch.n > next ? 'removed before it' : 'repeated or moved'}. Restore the data file and its log from a backup; see docs/operations.md "If start-up reports a damaged file"`,
       );
     try {
       applyBatch(state, batch);

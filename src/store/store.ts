@@ -184,6 +184,8 @@ class FileStore implements Store {
   private crashed = false;
   /** The highest document generation written: a compaction goes above it, whatever generation a replaced state brings. */
   private generation: number;
+  /** How many lines of the current generation the log holds (the next is numbered one more). */
+  private linesOfGeneration = 0;
   onChanged: ((c: Collection) => void) | null = null;
   onRecovered: (() => void) | null = null;
 
@@ -224,6 +226,11 @@ class FileStore implements Store {
   }
 
   /** A new store (no document yet), its first write still to come. */
+  /** The log holds `lines` lines of the current generation (replayed at the opening): the next appended is numbered after them. */
+  continueLog(lines: number): void {
+    this.linesOfGeneration = lines;
+  }
+
   startNew(): void {
     this.isNew = true;
     this.compactSoon(true);
@@ -369,6 +376,7 @@ class FileStore implements Store {
       this.putBack(cut);
       throw err;
     }
+    this.linesOfGeneration += 1;
     this.durableSeq = Math.max(this.durableSeq, cut.seq);
   }
 
@@ -407,7 +415,7 @@ class FileStore implements Store {
     });
     this.dirty.clear();
     this.lastScalars = scalarText;
-    const batch: Batch = { g: state.log_generation ?? 0, s: scalars, c };
+    const batch: Batch = { g: state.log_generation ?? 0, n: this.linesOfGeneration + 1, s: scalars, c };
     return `${JSON.stringify(batch)}\n`;
   }
 
@@ -440,6 +448,8 @@ class FileStore implements Store {
     }
     this.durableSeq = Math.max(this.durableSeq, cut.seq);
     this.generation = state.log_generation;
+    // The new generation has no line yet (whether or not the older lines can be cleared below).
+    this.linesOfGeneration = 0;
     await this.options.hooks?.beforeLogReset?.();
     try {
       await this.log.reset(this.options.fsync);
@@ -501,12 +511,13 @@ export async function openStore(
     await options.hooks?.checkpoint?.('replay');
     if (!existing) await refuseOrphanLog(data);
     const state = existing ?? init();
-    const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { bytes: 0, stale: 0, torn: 0 };
+    const replayed = existing ? await replayLog(logPathOf(data), state, notices) : { applied: 0, bytes: 0, stale: 0, torn: 0 };
     const db = new Low<State>(document, state);
     // A torn last line is left in the file until the first write cuts it off: a start that fails
     // after this point has changed nothing.
     const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog, replayed.torn > 0);
     const store = new FileStore(data, db, document, log, lock, options);
+    store.continueLog(replayed.applied);
     if (!existing) store.startNew();
     else if (replayed.stale > 0) store.compactSoon(false);
     return { store, created: existing === null };
