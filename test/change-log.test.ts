@@ -220,9 +220,17 @@ describe('opening a damaged store', () => {
     expect(lines.length).toBeGreaterThanOrEqual(3);
     expect(lines.map((l) => (JSON.parse(l) as { n: number }).n)).toEqual(lines.map((_, i) => i + 1));
     const tampered: Array<[string, string[], RegExp]> = [
-      ['the first line appended again', [...lines, lines[0]], new RegExp(`db\\.json\\.log:${lines.length + 1}: .*this is line 1 of its generation, line ${lines.length + 1} was next.*repeated or moved`)],
+      [
+        'the first line appended again',
+        [...lines, lines[0]],
+        new RegExp(`db\\.json\\.log:${lines.length + 1}: .*this is line 1 of its generation, line ${lines.length + 1} was next.*repeated or moved`),
+      ],
       ['two lines swapped', [lines[1], lines[0], ...lines.slice(2)], /db\.json\.log:1: .*this is line 2 of its generation, line 1 was next.*removed before it/],
-      ['a line in the middle removed', [lines[0], ...lines.slice(2)], /db\.json\.log:2: .*this is line 3 of its generation, line 2 was next.*removed before it/],
+      [
+        'a line in the middle removed',
+        [lines[0], ...lines.slice(2)],
+        /db\.json\.log:2: .*this is line 3 of its generation, line 2 was next.*removed before it/,
+      ],
     ];
     for (const [what, text, message] of tampered) {
       writeFileSync(log, `${text.join('\n')}\n`);
@@ -235,7 +243,9 @@ describe('opening a damaged store', () => {
     expect(Object.keys(app.sandbox.repo.state.payouts)).toHaveLength(4);
     // And what it appends next is numbered after them.
     await initialize(app, payoutBody());
-    const after = readFileSync(log, 'utf8').split('\n').filter((l) => l !== '');
+    const after = readFileSync(log, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     expect((JSON.parse(after[after.length - 1]) as { n: number }).n).toBe(after.length);
     await app.sandbox.close();
   });

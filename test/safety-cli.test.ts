@@ -46,7 +46,7 @@ test('an empty SANDBOX_ADMIN_TOKEN is no token: the start is refused (exit 2), s
 test('a short --admin-token is refused at start (exit 2)', async () => {
   const r = await runCli(['--port', '0', '--data', 'memory', '--admin-token', 'letmein']);
   expect(r.code).toBe(2);
-  expect(r.stderr).toMatch(/--admin-token: must be at least 16 characters/);
+  expect(r.stderr).toMatch(/--admin-token: must be at least 16 visible ASCII characters/);
   noStack(r.stderr);
 });
 

@@ -112,17 +112,28 @@ describe('no empty secrets', () => {
     await expect(createApp({ data: 'memory', adminToken: token })).rejects.toThrow(ConfigError);
   });
 
-  test('an empty token is named as empty, not as "no token"', () => {
+  test('an empty token is named as empty, not as "no token"; one of invisible, control or non-ASCII characters is refused as blank is', () => {
     expect(() => resolveConfig({ adminToken: '' })).toThrow(/is empty/);
     expect(resolveConfig({ adminToken: 'sixteen-chars-ok' }).adminToken).toBe('sixteen-chars-ok');
+    for (const blank of ['\u200b'.repeat(16), '\u0001'.repeat(16), '\u00a0'.repeat(16), 'tøken-with-ø-inside-it', `${'x'.repeat(15)}\u2003`]) {
+      expect(() => resolveConfig({ adminToken: blank })).toThrow(/--admin-token: must be at least 16 visible ASCII characters/);
+    }
   });
 
-  test('a webhook secret set through the control API must be 16 characters or more, without spaces', async () => {
+  test('an --allowed-host wildcard names at least two labels: *.com is refused (any page under .com could rebind to the sandbox)', () => {
+    for (const wide of ['*.com', '*.localhost', '*.']) expect(() => resolveConfig({ allowedHosts: [wide] })).toThrow(/--allowed-host/);
+    expect(() => resolveConfig({ allowedHosts: ['*.com'] })).toThrow(/\*\.com is too wide/);
+    expect(resolveConfig({ allowedHosts: ['*.internal.example', 'sandbox'] }).allowedHosts).toEqual(['*.internal.example', 'sandbox']);
+  });
+
+  test('a webhook secret set through the control API must be 16 characters or more, visible ASCII without spaces', async () => {
     const app = await testApp();
     const rotate = (secret: unknown) => request(app).post('/__sandbox/merchants/SBXDEMO0001/webhook-secret/rotate').send({ secret });
-    for (const bad of ['', 'short', '   padded-short   ', 'has spaces in the middle of it']) {
+    for (const bad of ['', 'short', '   padded-short   ', 'has spaces in the middle of it', '\u200b'.repeat(16), '\u0001'.repeat(16), 'ünïcödé-secret-of-it']) {
       const res = await rotate(bad).expect(400);
-      expect(res.body.error).toMatch(/^The secret field must (be between 16 and 256 characters|have no spaces)\.$/);
+      expect(res.body.error).toMatch(
+        /^The secret field must (be between 16 and 256 characters|be visible ASCII characters \(letters, digits, punctuation\), no spaces, control or invisible characters)\.$/,
+      );
     }
     const ok = await rotate('whsec_my_fixed_test_secret').expect(200);
     expect(ok.body.webhook_secret).toBe('whsec_my_fixed_test_secret');
@@ -351,6 +362,20 @@ describe('an inline scenario reads no file it was not given', () => {
     Reflect.set(fixtures.merchants[0], 'constructor', { x: 1 });
     await expect(testApp({ fixtures: fixtures as never })).rejects.toThrow(/\/merchants\/0\/constructor: is not allowed/);
     expect(app.sandbox.scenario().name).toBe('default');
+  });
+
+  test("a fixture merchant's credentials of spaces or invisible characters are refused (they looked set, and were blank)", async () => {
+    for (const [field, blank] of [
+      ['api_secret', ' '.repeat(8)],
+      ['access_token', '\u200b'.repeat(8)],
+      ['api_key', 'key with spaces'],
+    ] as const) {
+      const fixtures = JSON.parse(JSON.stringify(defaultFixtures())) as { merchants: Array<Record<string, unknown>> };
+      fixtures.merchants[0][field] = blank;
+      await expect(testApp({ fixtures: fixtures as never })).rejects.toThrow(
+        new RegExp(`/merchants/0/${field}: must be visible ASCII characters \\(letters, digits, punctuation\\)`),
+      );
+    }
   });
 
   test('an unknown field of a scenario or fixtures file lists the fields allowed there', async () => {

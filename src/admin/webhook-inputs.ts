@@ -1,7 +1,7 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { inputParser } from '../contract/parse.js';
 import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
-import { MIN_SECRET_LENGTH } from '../sandbox/config.js';
+import { MIN_SECRET_LENGTH, SECRET_CHARACTERS, SECRET_PATTERN } from '../sandbox/config.js';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 
 /**
@@ -20,13 +20,13 @@ export const RotateSecretBody = input(
       Type.String({
         minLength: MIN_SECRET_LENGTH,
         maxLength: 256,
-        pattern: '^\\S+$',
-        'x-message': 'must have no spaces.',
+        pattern: SECRET_PATTERN,
+        'x-message': `must be ${SECRET_CHARACTERS}.`,
       }),
     ),
     grace: Type.Optional(Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}, of at most 30d.`, default: '24h' })),
   },
-  "The new secret (16 to 256 characters, no spaces; default: a random one), and how long (on the merchant's clock, at most 30d; default 24h) the previous secret still signs beside it.",
+  "The new secret (16 to 256 visible ASCII characters, no spaces; default: a random one), and how long (on the merchant's clock, at most 30d; default 24h) the previous secret still signs beside it.",
 );
 export type RotateSecretInput = Static<typeof RotateSecretBody>;
 

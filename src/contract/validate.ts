@@ -298,7 +298,9 @@ export function schemaErrors(schema: TSchema, value: unknown, options: { dataKey
             ? `unknown field "${String(e.params.additionalProperty)}" (the fields here: ${Object.keys(((e.parentSchema ?? {}) as TSchema).properties ?? {}).join(', ') || 'none'})`
             : e.keyword === 'enum'
               ? `must be one of ${(e.params.allowedValues as unknown[]).join(', ')}`
-              : (e.message ?? e.keyword);
+              : e.keyword === 'pattern' && typeof (e.parentSchema as Record<string, unknown> | undefined)?.['x-message'] === 'string'
+                ? String((e.parentSchema as Record<string, unknown>)['x-message'])
+                : (e.message ?? e.keyword);
       return `${path || '/'}: ${rule}`;
     });
 }

@@ -184,6 +184,17 @@ const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
 /** The shortest admin token taken: a short (or empty) one is guessed, or was meant to be a token and is not. */
 export const MIN_SECRET_LENGTH = 16;
 
+/**
+ * What a secret may be made of: visible ASCII (letters, digits, punctuation), as a header carries
+ * it and a person can type it. No spaces, no control or invisible characters (a token of sixteen
+ * zero-width spaces looks empty and is), nothing a header would mangle.
+ */
+export const SECRET_PATTERN = '^[\\x21-\\x7e]+$';
+export const SECRET_CHARACTERS = 'visible ASCII characters (letters, digits, punctuation), no spaces, control or invisible characters';
+
+/** A wildcard of --allowed-host names at least two labels (*.internal.example), never a whole top-level domain (*.com). */
+const ALLOWED_HOST_WILDCARD = /^\*\.[A-Za-z0-9_-]+\.[A-Za-z0-9._-]*[A-Za-z0-9_-]$/;
+
 /** How to make a secret, for every refusal of one. */
 export const MAKE_SECRET = `e.g. openssl rand -hex 24, or node -e "console.log(require('node:crypto').randomBytes(24).toString('hex'))"`;
 
@@ -223,15 +234,25 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
   }
-  if (c.adminToken !== null && (typeof c.adminToken !== 'string' || c.adminToken.length < MIN_SECRET_LENGTH || /\s/.test(c.adminToken))) {
+  if (
+    c.adminToken !== null &&
+    (typeof c.adminToken !== 'string' || c.adminToken.length < MIN_SECRET_LENGTH || !new RegExp(SECRET_PATTERN).test(c.adminToken))
+  ) {
     const given =
       typeof c.adminToken === 'string' && c.adminToken === ''
         ? 'is empty (an empty SANDBOX_ADMIN_TOKEN is refused, not read as "no token")'
-        : `must be at least ${MIN_SECRET_LENGTH} characters, without spaces`;
+        : `must be at least ${MIN_SECRET_LENGTH} ${SECRET_CHARACTERS}`;
     fail('admin-token', `${given}: make one, ${MAKE_SECRET}; or give no --admin-token (and leave SANDBOX_ADMIN_TOKEN unset) on a loopback --host`);
   }
   if (!Array.isArray(c.allowedHosts) || c.allowedHosts.some((h) => typeof h !== 'string' || !HOST_PATTERN.test(h))) {
     fail('allowed-host', 'must be host names or addresses, each optionally starting with *. (e.g. sandbox, or *.internal.example)');
+  }
+  const tooWide = c.allowedHosts.find((h) => h.startsWith('*.') && !ALLOWED_HOST_WILDCARD.test(h));
+  if (tooWide !== undefined) {
+    fail(
+      'allowed-host',
+      `${tooWide} is too wide: a wildcard names at least two labels (e.g. *.internal.example), else any page under a public domain could reach the control API by DNS rebinding`,
+    );
   }
   if (!isLoopback(c.host) && c.adminToken === null && !c.insecureOpenControl) {
     fail(
