@@ -116,6 +116,13 @@ test('a change made anywhere in the domain is in the log: document + log after i
   await again.sandbox.close();
 });
 
+test("the data file and its log are readable by their owner alone (they hold every merchant's credentials and webhook secrets)", async () => {
+  const app = await fileApp();
+  await initialize(app, payoutBody());
+  await app.sandbox.close();
+  for (const path of [file(), logPathOf(file())]) expect({ path, mode: statSync(path).mode & 0o777 }).toEqual({ path, mode: 0o600 });
+});
+
 test('a write costs the size of what changed: one payout appends a few kilobytes whatever is stored', async () => {
   const app = await fileApp();
   for (let i = 0; i < 200; i++) await initialize(app, payoutBody());

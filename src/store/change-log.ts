@@ -150,7 +150,8 @@ export interface LogHandle {
 
 export type OpenLogHandle = (path: string) => Promise<LogHandle>;
 
-export const openLogHandle: OpenLogHandle = (path) => open(path, 'a');
+/** Made readable by its owner alone when it is made (it holds credentials too, as the document does). */
+export const openLogHandle: OpenLogHandle = (path) => open(path, 'a', 0o600);
 
 /**
  * The open log: appends (with fdatasync when asked) and starts afresh after a compaction. An

@@ -64,7 +64,8 @@ export class DocumentFile implements Adapter<State> {
   async write(state: State): Promise<void> {
     const text = JSON.stringify(state);
     try {
-      const file = await open(this.temp, 'w');
+      // Readable by its owner alone: it holds every merchant's credentials and webhook secrets.
+      const file = await open(this.temp, 'w', 0o600);
       try {
         await file.writeFile(text);
         if (this.sync) await file.sync();
