@@ -1,4 +1,4 @@
-import { appendFileSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import request from 'supertest';
@@ -121,6 +121,11 @@ test("the data file and its log are readable by their owner alone (they hold eve
   await initialize(app, payoutBody());
   await app.sandbox.close();
   for (const path of [file(), logPathOf(file())]) expect({ path, mode: statSync(path).mode & 0o777 }).toEqual({ path, mode: 0o600 });
+  // Files an earlier version made 0644 are made the owner's alone when the store opens.
+  for (const path of [file(), logPathOf(file())]) chmodSync(path, 0o644);
+  const again = await fileApp();
+  for (const path of [file(), logPathOf(file())]) expect({ path, mode: statSync(path).mode & 0o777 }).toEqual({ path, mode: 0o600 });
+  await again.sandbox.close();
 });
 
 test('a write costs the size of what changed: one payout appends a few kilobytes whatever is stored', async () => {

@@ -93,7 +93,8 @@ export function deliveryDetail(d: WebhookDelivery, next: number | null) {
     replay_of: d.replay_of ?? null,
     created_at: toIso(d.created_at),
     next_attempt_at: next === null ? null : toIso(next),
-    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? attemptKind(d, a.n), at: toIso(a.at) })),
+    // Older records without a kind: as judgeAttempts reads them (an attempt whose signature did not verify was forged).
+    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? (a.signature_valid ? attemptKind(d, a.n) : 'forged'), at: toIso(a.at) })),
     body: d.body,
   };
 }

@@ -192,7 +192,11 @@ export const MIN_SECRET_LENGTH = 16;
 export const SECRET_PATTERN = '^[\\x21-\\x7e]+$';
 export const SECRET_CHARACTERS = 'visible ASCII characters (letters, digits, punctuation), no spaces, control or invisible characters';
 
-/** A wildcard of --allowed-host names at least two labels (*.internal.example), never a whole top-level domain (*.com). */
+/**
+ * A wildcard of --allowed-host names at least two labels (*.internal.example), never a whole
+ * top-level domain (*.com). No list of public suffixes is kept: *.co.uk passes (the docs say to
+ * name a domain of one's own).
+ */
 const ALLOWED_HOST_WILDCARD = /^\*\.[A-Za-z0-9_-]+\.[A-Za-z0-9._-]*[A-Za-z0-9_-]$/;
 
 /** How to make a secret, for every refusal of one. */

@@ -1,4 +1,4 @@
-import { lstat, mkdir, readlink, stat, unlink } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readlink, stat, unlink } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Low } from 'lowdb';
 import { type Batch, changeOf, GROWING, grownList, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
@@ -516,6 +516,9 @@ export async function openStore(
     // A torn last line is left in the file until the first write cuts it off: a start that fails
     // after this point has changed nothing.
     const log = await LogFile.open(logPathOf(data), existing ? replayed.bytes : 0, options.hooks?.openLog, replayed.torn > 0);
+    // Files an earlier version made (0644 under a usual umask) are made the owner's alone as well.
+    await ownerOnly(data);
+    await ownerOnly(logPathOf(data));
     const store = new FileStore(data, db, document, log, lock, options);
     store.continueLog(replayed.applied);
     if (!existing) store.startNew();
@@ -547,6 +550,19 @@ async function refuseOrphanLog(data: string): Promise<void> {
     `${log}: the change log holds ${size} bytes of changes, but ${data} does not exist: they are changes to a data file that is gone. ` +
       `Put ${data} back (the copy you moved or backed up, with this log), or move ${log} away to start a new store without them.`,
   );
+}
+
+/**
+ * Makes a file of the store readable and writable by its owner alone (it holds credentials), when
+ * it allows more; best effort: a file this process does not own is left as it is.
+ */
+async function ownerOnly(path: string): Promise<void> {
+  try {
+    const st = await stat(path);
+    if ((st.mode & 0o077) !== 0) await chmod(path, st.mode & 0o700 & ~0o100);
+  } catch {
+    // Missing (a new store's document, written later), or not ours to change.
+  }
 }
 
 /** Removes a file that holds nothing (a log opened, never written); anything else stays as it is. */
