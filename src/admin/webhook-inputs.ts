@@ -1,7 +1,8 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { inputParser } from '../contract/parse.js';
 import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
-import { MIN_SECRET_LENGTH, SECRET_CHARACTERS, SECRET_PATTERN } from '../sandbox/config.js';
+import { MIN_SECRET_LENGTH } from '../sandbox/config.js';
+import { SECRET_CHARACTERS, SECRET_PATTERN } from '../sandbox/secrets.js';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 
 /**

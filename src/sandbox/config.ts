@@ -7,6 +7,7 @@ import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { isHttpUrl, unsendable } from '../webhooks/targets.js';
 import type { Fixtures } from './fixtures.js';
+import { SECRET_CHARACTERS, SECRET_PATTERN } from './secrets.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -183,14 +184,6 @@ const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
 
 /** The shortest admin token taken: a short (or empty) one is guessed, or was meant to be a token and is not. */
 export const MIN_SECRET_LENGTH = 16;
-
-/**
- * What a secret may be made of: visible ASCII (letters, digits, punctuation), as a header carries
- * it and a person can type it. No spaces, no control or invisible characters (a token of sixteen
- * zero-width spaces looks empty and is), nothing a header would mangle.
- */
-export const SECRET_PATTERN = '^[\\x21-\\x7e]+$';
-export const SECRET_CHARACTERS = 'visible ASCII characters (letters, digits, punctuation), no spaces, control or invisible characters';
 
 /**
  * A wildcard of --allowed-host names at least two labels (*.internal.example), never a whole

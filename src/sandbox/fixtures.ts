@@ -8,7 +8,7 @@ import { sliceOf } from '../store/slices.js';
 import { emptyState, type State } from '../store/state.js';
 import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, VERIFICATION_TYPES, WEBHOOK_VERSIONS } from '../vocab.js';
 import { unsendable } from '../webhooks/targets.js';
-import { SECRET_CHARACTERS, SECRET_PATTERN } from './config.js';
+import { SECRET_CHARACTERS, SECRET_PATTERN } from './secrets.js';
 import { type RupeeTerms, termsInPaise } from './terms.js';
 
 const AddressFixture = Type.Object(
