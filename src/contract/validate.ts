@@ -150,8 +150,11 @@ function normalize(schema: TSchema, input: Record<string, unknown>, strict: bool
     if (strict && nullable(prop) && (v === '' || v === null)) v = null;
     else if (v === '' || v === null) {
       if (!strict) continue;
-    } else if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v)) v = String(v);
-    else if ((prop?.type === 'number' || prop?.type === 'integer') && typeof v === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(v)) v = Number(v);
+    } else if (prop?.type === 'string' && typeof v === 'number' && Number.isFinite(v) && !(strict && Number.isInteger(v) && !Number.isSafeInteger(v))) {
+      // (On the control API, not an integer past 2^53: JSON.parse has already changed its digits,
+      // and a secret or an id read from it would not be the one sent. It is refused as not a string.)
+      v = String(v);
+    } else if ((prop?.type === 'number' || prop?.type === 'integer') && typeof v === 'string' && /^-?[0-9]+(\.[0-9]+)?$/.test(v)) v = Number(v);
     else if (prop?.type === 'object' && v !== null && typeof v === 'object' && !Array.isArray(v)) {
       v = normalize(prop, v as Record<string, unknown>, strict);
     }
