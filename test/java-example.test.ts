@@ -33,6 +33,7 @@ const TESTS = [
   'anUnknownPayoutIsNotAFailureAndSettlesLater()',
   'onlyWebhooksSignedWithTheSecretAndAFreshTimestampAreTaken()',
   'aPayoutWhoseInitializeAnswered500IsFoundNotSentAgain()',
+  'aRefusedStatusCheckIsWaitedOutOnTheSandboxClockNotInRealTime()',
   'reviewGateNoHighFinding()',
 ];
 

@@ -59,10 +59,17 @@ public final class PayoutClient {
     /** An HTTP answer: its status (-1: none came), its JSON body, its Retry-After. */
     record Answer(int status, Map<String, Object> body, String retryAfter) {}
 
+    /** How the client waits out a 429's Retry-After: in real time by default; on a manual clock, by advancing it. */
+    @FunctionalInterface
+    public interface Waiter {
+        void waitFor(Duration retryAfter) throws Exception;
+    }
+
     private final String baseUrl;
     private final Map<String, String> headers;
     private final HttpClient http;
     private final Duration timeout;
+    private final Waiter waiter;
 
     /** {@code headers}: x-merchant-email, x-api-key and x-api-secret. */
     public PayoutClient(String baseUrl, Map<String, String> headers) {
@@ -70,10 +77,24 @@ public final class PayoutClient {
     }
 
     public PayoutClient(String baseUrl, Map<String, String> headers, Duration timeout) {
+        this(baseUrl, headers, timeout, d -> Thread.sleep(d.toMillis()));
+    }
+
+    private PayoutClient(String baseUrl, Map<String, String> headers, Duration timeout, Waiter waiter) {
         this.baseUrl = baseUrl.replaceAll("/+$", "");
         this.headers = Map.copyOf(headers);
         this.timeout = timeout;
+        this.waiter = waiter;
         this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+    }
+
+    /**
+     * The same client, waiting out a 429's Retry-After with {@code waiter} instead of sleeping: in a
+     * test on a manual clock, {@code d -> sandbox.advance(merchantId, d.toSeconds() + "s")}, so a
+     * refused status check costs no real time.
+     */
+    public PayoutClient waitingWith(Waiter waiter) {
+        return new PayoutClient(baseUrl, headers, timeout, waiter);
     }
 
     /**
@@ -155,7 +176,7 @@ public final class PayoutClient {
             String retryAfter = response.headers().firstValue("Retry-After").orElse(null);
             Answer answer = new Answer(response.statusCode(), parse(response), retryAfter);
             if (answer.status() != 429 || attempt == 5) return answer;
-            sleepSeconds(retryAfter);
+            waitOut(retryAfter);
         }
     }
 
@@ -169,14 +190,21 @@ public final class PayoutClient {
         }
     }
 
-    private static void sleepSeconds(String retryAfter) {
+    /** Waits the Retry-After's seconds (1 when it is absent or not a number) with the client's waiter. */
+    private void waitOut(String retryAfter) {
+        double seconds;
         try {
-            Thread.sleep(Math.round(1000 * Math.max(0, Double.parseDouble(retryAfter == null ? "1" : retryAfter))));
+            seconds = Math.max(0, Double.parseDouble(retryAfter == null ? "1" : retryAfter));
         } catch (NumberFormatException e) {
-            sleepSeconds("1");
+            seconds = 1;
+        }
+        try {
+            waiter.waitFor(Duration.ofMillis(Math.round(1000 * seconds)));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new PayoutException(429, Map.of(), "interrupted while waiting for Retry-After");
+        } catch (Exception e) {
+            throw new PayoutException(429, Map.of(), "could not wait out Retry-After: " + e);
         }
     }
 

@@ -3,6 +3,7 @@ package com.example.payouts;
 import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -223,6 +224,23 @@ class PayoutsTest {
 
     @Test
     @Order(6)
+    void aRefusedStatusCheckIsWaitedOutOnTheSandboxClockNotInRealTime() throws Exception {
+        // The reference allows 3 status checks of a payout a minute; the 4th is answered 429 with Retry-After.
+        // On a manual clock the client advances it by that much instead of sleeping. A merchant of its own:
+        // this polls over the limit on purpose, which the main merchant's review would rightly count.
+        PayoutSandbox.Merchant poller = sandbox.createMerchant(new BigDecimal("1000"), null);
+        List<Duration> waited = new ArrayList<>();
+        PayoutClient onTheClock = new PayoutClient(sandbox.url(), poller.headers()).waitingWith(d -> {
+            waited.add(d);
+            sandbox.advance(poller.merchantId(), d.toSeconds() + "s");
+        });
+        Payout payout = onTheClock.initialize("JAVA-0429", new BigDecimal("10"), poller.accountNo(), PAYEE);
+        for (int i = 0; i < 4; i++) assertNotNull(onTheClock.status(payout.refId()).get("status"));
+        assertEquals(List.of(Duration.ofSeconds(60)), waited, "the 4th check's Retry-After, waited out once by advancing the clock");
+    }
+
+    @Test
+    @Order(7)
     void reviewGateNoHighFinding() throws Exception {
         Map<String, Object> review = sandbox.review(merchant.merchantId());
         Map<String, Object> summary = PayoutClient.object(review.get("summary"));
