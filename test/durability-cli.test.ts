@@ -28,7 +28,8 @@ function snapshot(): Record<string, string> {
       if (e.isDirectory()) {
         out[`${prefix}${e.name}/`] = 'dir';
         walk(path, `${prefix}${e.name}/`);
-      } else if (!e.name.endsWith('.lock')) out[`${prefix}${e.name}`] = createHash('sha256').update(readFileSync(path)).digest('hex');
+      } else if (e.isFIFO()) out[`${prefix}${e.name}`] = 'fifo';
+      else if (!e.name.endsWith('.lock')) out[`${prefix}${e.name}`] = createHash('sha256').update(readFileSync(path)).digest('hex');
     }
   };
   walk(dir(), '');
@@ -118,6 +119,22 @@ describe('a data file that is not a valid one stops the start: exit 2, the file 
       'the data file is gone and its change log is not (a new store would have emptied the log)',
       () => spawnSync('rm', ['-f', data()]),
       /db\.json\.log: the change log holds \d+ bytes of changes, but .*db\.json does not exist: .*Put .*db\.json back/,
+    ],
+    [
+      'the data file is a FIFO (reading it would wait for a writer for ever)',
+      () => {
+        spawnSync('rm', ['-f', data()]);
+        spawnSync('mkfifo', [data()]);
+      },
+      /db\.json: cannot read the data file: it is a FIFO, not a regular file/,
+    ],
+    [
+      'the change log is a FIFO',
+      () => {
+        spawnSync('rm', ['-f', `${data()}.log`]);
+        spawnSync('mkfifo', [`${data()}.log`]);
+      },
+      /db\.json\.log: cannot read the change log: it is a FIFO, not a regular file/,
     ],
     [
       'the data file is a directory',

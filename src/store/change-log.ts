@@ -1,6 +1,6 @@
 import { open, readFile } from 'node:fs/promises';
 import { COLLECTIONS, type Collection, collectionOf } from './collections.js';
-import { fsProblem, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
+import { fsProblem, refuseSpecialFile, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
 import type { State } from './state.js';
 
 /**
@@ -85,6 +85,7 @@ export interface Replayed {
  * the opening with the file and line named.
  */
 export async function replayLog(path: string, state: State, notices: string[] = []): Promise<Replayed> {
+  await refuseSpecialFile(path, 'change log');
   let text: string;
   try {
     text = await readFile(path, 'utf8');

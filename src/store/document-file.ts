@@ -3,7 +3,7 @@ import { type FileHandle, open, readFile, rename, unlink } from 'node:fs/promise
 import { basename, dirname, join } from 'node:path';
 import type { Adapter } from 'lowdb';
 import { checkDocument } from './document-schema.js';
-import { fsProblem, StoreFileError, writeError } from './file-errors.js';
+import { fsProblem, refuseSpecialFile, StoreFileError, writeError } from './file-errors.js';
 import type { State } from './state.js';
 
 /** Test hooks at the crash points of a compaction (a throw there stands for a crash). */
@@ -38,6 +38,7 @@ export class DocumentFile implements Adapter<State> {
    * when there is no file: only a missing file means a new store.
    */
   async read(): Promise<State | null> {
+    await refuseSpecialFile(this.path, 'data file');
     let bytes: Buffer;
     try {
       bytes = await readFile(this.path);

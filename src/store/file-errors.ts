@@ -1,3 +1,6 @@
+import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
+
 /** A data file, change log or lock that cannot be used: start-up stops (exit 2) with this message, nothing written. */
 export class StoreFileError extends Error {}
 
@@ -35,4 +38,30 @@ export function fsProblem(err: unknown): string {
 export function writeError(err: unknown, what: string): StoreWriteError {
   if (err instanceof StoreWriteError) return err;
   return new StoreWriteError(`${what}: ${fsProblem(err)}`, (err as NodeJS.ErrnoException)?.code);
+}
+
+/**
+ * Refuses a path that exists and is neither a regular file nor a directory (a FIFO, a socket, a
+ * device): reading a FIFO waits for a writer for ever, and the start would hang instead of saying
+ * why. Missing is fine (the caller decides what that means); a directory is left to the read, which
+ * names it (EISDIR).
+ */
+export async function refuseSpecialFile(path: string, what: string): Promise<void> {
+  let st: Stats;
+  try {
+    st = await stat(path);
+  } catch {
+    return;
+  }
+  if (st.isFile() || st.isDirectory()) return;
+  const kind = st.isFIFO()
+    ? 'a FIFO'
+    : st.isSocket()
+      ? 'a socket'
+      : st.isCharacterDevice()
+        ? 'a character device'
+        : st.isBlockDevice()
+          ? 'a block device'
+          : 'not a file';
+  throw new StoreFileError(`${path}: cannot read the ${what}: it is ${kind}, not a regular file`);
 }

@@ -4,7 +4,7 @@ import { Low } from 'lowdb';
 import { type Batch, changeOf, GROWING, grownList, LogFile, type OpenLogHandle, replayLog, scalarsOf } from './change-log.js';
 import { type Collection, collectionOf } from './collections.js';
 import { type CompactionHooks, DocumentFile } from './document-file.js';
-import { fsProblem, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
+import { fsProblem, refuseSpecialFile, StoreFileError, StoreWriteError, writeError } from './file-errors.js';
 import { DataLock } from './lock.js';
 import { Owners } from './owners.js';
 import type { Checkpoint } from './start-points.js';
@@ -537,6 +537,8 @@ export async function openStore(
  */
 async function refuseOrphanLog(data: string): Promise<void> {
   const log = logPathOf(data);
+  // Opened for appending, a FIFO would wait for a reader for ever.
+  await refuseSpecialFile(log, 'change log');
   let size: number;
   try {
     const st = await stat(log);
