@@ -160,7 +160,7 @@ export function appOf(sb: Sandbox): SandboxApp {
   app.use(
     inSequence([
       faviconFirst,
-      requestTracking(sb.logger, sb.journal, sb.clocks),
+      requestTracking(sb.logger, sb.journal, sb.clocks, sb.config.adminToken),
       guard(sb),
       ...(sb.store.kind === 'file' ? [durableAnswers(sb.store)] : []),
       body(verify),

@@ -142,6 +142,10 @@ test('with --admin-token on 0.0.0.0 it starts without a warning, and the token a
     expect((await fetch(`${base}/__sandbox/clock`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(200);
     expect((await fetch(`${base}/__sandbox/clock`, { headers: { authorization: 'Bearer nope' } })).status).toBe(401);
     expect((await fetch(`${base}/__sandbox/clock?token=${token}`)).status).toBe(401);
+    // Put where no credential belongs: in the path, in a parameter of another name.
+    expect((await fetch(`${base}/__sandbox/${token}`, { headers: { authorization: `Bearer ${token}` } })).status).toBe(404);
+    expect((await fetch(`${base}/__sandbox/clock?q=${token}`)).status).toBe(401);
+    await printed(running, /\/__sandbox\/\[redacted\]/, 'the request with the token in its path, logged');
   } finally {
     expect(await running.stop()).toBe(0);
   }

@@ -31,8 +31,15 @@ export function requestId(req: Request): string {
   return (req as { id?: string }).id ?? '';
 }
 
-/** A URL for the log: the values of query parameters that look like credentials are redacted. */
-function loggedUrl(url: string): string {
+/**
+ * A URL for the log: the values of query parameters that look like credentials are redacted, and
+ * the admin token wherever it is (a client that put it in the path or another parameter), as sent
+ * or percent-encoded.
+ */
+export function loggedUrl(url: string, token: string | null = null): string {
+  if (token !== null && token !== '') {
+    for (const form of new Set([token, encodeURIComponent(token)])) url = url.split(form).join('[redacted]');
+  }
   const q = url.indexOf('?');
   if (q < 0) return url;
   return url.slice(0, q + 1) + url.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth)[^=&]*)=[^&]*/gi, '$1$2=[redacted]');
@@ -78,7 +85,7 @@ function merchantOf(res: Response): string | null {
  * statusCode }, merchant, responseTime }`) and the journal entry (unless the journal is off,
  * `--journal-size 0`, or the request reads the journal). With both off, nothing but the id.
  */
-export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks): RequestHandler {
+export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks, adminToken: string | null = null): RequestHandler {
   const logging = logger.isLevelEnabled('info');
   // One listener function for every request (it reads the response it is called on), so a
   // request allocates no closure for it.
@@ -91,7 +98,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     const id = requestId(req);
     if (logging) {
       const line = {
-        req: { id, method: req.method, url: loggedUrl(req.originalUrl) },
+        req: { id, method: req.method, url: loggedUrl(req.originalUrl, adminToken) },
         res: { statusCode: status },
         merchant: merchantOf(this),
         responseTime: Math.round(ms),
