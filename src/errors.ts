@@ -46,9 +46,9 @@ export class RequestError extends Error {
 /** How long a payout rule's scripted 503 asks the client to wait (an operation fault's default too). */
 export const SCRIPTED_RETRY_AFTER_S = 5;
 
-/** A scripted error's headers: a 503 says when to try again, as every other 503 of the sandbox does. */
-export function scriptedErrorHeaders(httpCode: number): Record<string, string> {
-  return httpCode === 503 ? { 'Retry-After': String(SCRIPTED_RETRY_AFTER_S) } : {};
+/** A scripted error's headers: a 503 says when to try again (in `seconds`), as every 503 of the sandbox does. */
+export function scriptedErrorHeaders(httpCode: number, seconds = SCRIPTED_RETRY_AFTER_S): Record<string, string> {
+  return httpCode === 503 ? { 'Retry-After': String(seconds) } : {};
 }
 
 /** A scripted transport fault that creates nothing: answered as envelope A with its status. */

@@ -1,8 +1,7 @@
 import { type Static, type TObject, type TProperties, Type } from '@sinclair/typebox';
 import { inputParser } from '../contract/parse.js';
 import { DURATION_FORMS, DURATION_PATTERN } from '../duration.js';
-import { MIN_SECRET_LENGTH } from '../sandbox/config.js';
-import { SECRET_CHARACTERS, SECRET_PATTERN } from '../sandbox/secrets.js';
+import { MIN_SECRET_LENGTH, secretRule } from '../sandbox/secrets.js';
 import { HTTP_URL_MESSAGE, HTTP_URL_PATTERN } from '../webhooks/targets.js';
 
 /**
@@ -19,10 +18,8 @@ export const RotateSecretBody = input(
   {
     secret: Type.Optional(
       Type.String({
-        minLength: MIN_SECRET_LENGTH,
+        ...secretRule(MIN_SECRET_LENGTH),
         maxLength: 256,
-        pattern: SECRET_PATTERN,
-        'x-message': `must be ${SECRET_CHARACTERS}.`,
       }),
     ),
     grace: Type.Optional(Type.String({ pattern: DURATION_PATTERN, 'x-message': `must be ${DURATION_FORMS}, of at most 30d.`, default: '24h' })),

@@ -3,14 +3,14 @@ import type { Sandbox } from '../admin/sandbox.js';
 import { SANDBOX_RULE_HEADER } from '../contract/envelopes.js';
 import type { Operation } from '../contract/operations.js';
 import type { FaultDecision } from '../domain/faults.js';
-import { CheckoutError, RequestError, transportMessage } from '../errors.js';
+import { CheckoutError, RequestError, scriptedErrorHeaders, transportMessage } from '../errors.js';
 import type { Merchant } from '../store/state.js';
 import { sendError } from './respond.js';
 
 /** A fault's refusal, in the shape of the API it answers (envelope A, or the checkout API's). */
 function refusal(op: Operation, status: 500 | 503, d: FaultDecision): RequestError | CheckoutError {
   if (op.security === 'checkout') return new CheckoutError(status, transportMessage(status));
-  return new RequestError(status, transportMessage(status), status === 503 ? { 'Retry-After': String(d.retryAfterS) } : {});
+  return new RequestError(status, transportMessage(status), scriptedErrorHeaders(status, d.retryAfterS));
 }
 
 /**

@@ -31,15 +31,17 @@ export function requestId(req: Request): string {
   return (req as { id?: string }).id ?? '';
 }
 
+/** The forms the admin token can take in a URL (as sent, percent-encoded): loggedUrl redacts them wherever they are. */
+function tokenForms(token: string | null): string[] {
+  return token === null || token === '' ? [] : [...new Set([token, encodeURIComponent(token)])];
+}
+
 /**
  * A URL for the log: the values of query parameters that look like credentials are redacted, and
- * the admin token wherever it is (a client that put it in the path or another parameter), as sent
- * or percent-encoded.
+ * the admin token wherever it is (`secrets`: a client that put it in the path or another parameter).
  */
-export function loggedUrl(url: string, token: string | null = null): string {
-  if (token !== null && token !== '') {
-    for (const form of new Set([token, encodeURIComponent(token)])) url = url.split(form).join('[redacted]');
-  }
+function loggedUrl(url: string, secrets: readonly string[]): string {
+  for (const s of secrets) if (url.includes(s)) url = url.split(s).join('[redacted]');
   const q = url.indexOf('?');
   if (q < 0) return url;
   return url.slice(0, q + 1) + url.slice(q + 1).replace(/(^|&)([^=&]*(?:token|secret|key|pass|auth)[^=&]*)=[^&]*/gi, '$1$2=[redacted]');
@@ -87,6 +89,7 @@ function merchantOf(res: Response): string | null {
  */
 export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks, adminToken: string | null = null): RequestHandler {
   const logging = logger.isLevelEnabled('info');
+  const secrets = tokenForms(adminToken);
   // One listener function for every request (it reads the response it is called on), so a
   // request allocates no closure for it.
   function done(this: Response) {
@@ -98,7 +101,7 @@ export function requestTracking(logger: Logger, journal: Journal, clocks: Clocks
     const id = requestId(req);
     if (logging) {
       const line = {
-        req: { id, method: req.method, url: loggedUrl(req.originalUrl, adminToken) },
+        req: { id, method: req.method, url: loggedUrl(req.originalUrl, secrets) },
         res: { statusCode: status },
         merchant: merchantOf(this),
         responseTime: Math.round(ms),

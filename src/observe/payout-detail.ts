@@ -4,7 +4,8 @@ import { toRupees } from '../money.js';
 import type { TimelineStep } from '../scenario/scenario.js';
 import type { Account, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { toIso } from '../time.js';
-import { attemptKind, deliveryKind } from '../webhooks/outbox.js';
+import { kindOfAttempt } from '../webhooks/kinds.js';
+import { deliveryKind } from '../webhooks/outbox.js';
 
 /** A step still to come: when (null for one that waits for status checks, which says how many). */
 export type ScheduledStep = { status: string; at: string | null; bank_res_msg: string | null; after_polls?: number; polls?: number };
@@ -93,8 +94,7 @@ export function deliveryDetail(d: WebhookDelivery, next: number | null) {
     replay_of: d.replay_of ?? null,
     created_at: toIso(d.created_at),
     next_attempt_at: next === null ? null : toIso(next),
-    // Older records without a kind: as judgeAttempts reads them (an attempt whose signature did not verify was forged).
-    attempts: d.attempts.map((a) => ({ ...a, kind: a.kind ?? (a.signature_valid ? attemptKind(d, a.n) : 'forged'), at: toIso(a.at) })),
+    attempts: d.attempts.map((a) => ({ ...a, kind: kindOfAttempt(d, a), at: toIso(a.at) })),
     body: d.body,
   };
 }

@@ -7,7 +7,7 @@ import type { StoreHooks } from '../store/store.js';
 import { PACKAGE_ROOT } from '../version.js';
 import { isHttpUrl, unsendable } from '../webhooks/targets.js';
 import type { Fixtures } from './fixtures.js';
-import { SECRET_CHARACTERS, SECRET_PATTERN } from './secrets.js';
+import { MIN_SECRET_LENGTH, SECRET_CHARACTERS, SECRET_RE } from './secrets.js';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -182,9 +182,6 @@ export function percentProblem(n: number): string | null {
 
 const HOST_PATTERN = /^(\*\.)?[A-Za-z0-9.:_-]+$/;
 
-/** The shortest admin token taken: a short (or empty) one is guessed, or was meant to be a token and is not. */
-export const MIN_SECRET_LENGTH = 16;
-
 /**
  * A wildcard of --allowed-host names at least two labels (*.internal.example), never a whole
  * top-level domain (*.com). No list of public suffixes is kept: *.co.uk passes (the docs say to
@@ -231,10 +228,7 @@ export function resolveConfig(options: SandboxOptions = {}): SandboxConfig {
   if (c.webhookAllow !== null && !(Array.isArray(c.webhookAllow) && c.webhookAllow.every((h) => HOST_PATTERN.test(h)))) {
     fail('webhook-allow', 'must be a list of host names or addresses, each optionally starting with *. (e.g. 127.0.0.1,*.internal.example)');
   }
-  if (
-    c.adminToken !== null &&
-    (typeof c.adminToken !== 'string' || c.adminToken.length < MIN_SECRET_LENGTH || !new RegExp(SECRET_PATTERN).test(c.adminToken))
-  ) {
+  if (c.adminToken !== null && (typeof c.adminToken !== 'string' || c.adminToken.length < MIN_SECRET_LENGTH || !SECRET_RE.test(c.adminToken))) {
     const given =
       typeof c.adminToken === 'string' && c.adminToken === ''
         ? 'is empty (an empty SANDBOX_ADMIN_TOKEN is refused, not read as "no token")'

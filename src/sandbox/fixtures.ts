@@ -8,7 +8,7 @@ import { sliceOf } from '../store/slices.js';
 import { emptyState, type State } from '../store/state.js';
 import { ACCOUNT_STATUSES, BENEFICIARY_STATUSES, CHECKOUT_STATUSES, PAYMENT_METHODS, VERIFICATION_TYPES, WEBHOOK_VERSIONS } from '../vocab.js';
 import { unsendable } from '../webhooks/targets.js';
-import { SECRET_CHARACTERS, SECRET_PATTERN } from './secrets.js';
+import { secretRule } from './secrets.js';
 import { type RupeeTerms, termsInPaise } from './terms.js';
 
 const AddressFixture = Type.Object(
@@ -53,9 +53,9 @@ const MerchantFixture = Type.Object(
     merchant_id: Type.String({ pattern: '^[A-Za-z0-9_-]{4,40}$' }),
     name: Type.String({ minLength: 1 }),
     email: Type.String({ format: 'email' }),
-    api_key: Type.String({ minLength: 8, pattern: SECRET_PATTERN, 'x-message': `must be ${SECRET_CHARACTERS}.` }),
-    api_secret: Type.String({ minLength: 8, pattern: SECRET_PATTERN, 'x-message': `must be ${SECRET_CHARACTERS}.` }),
-    access_token: Type.String({ minLength: 8, pattern: SECRET_PATTERN, 'x-message': `must be ${SECRET_CHARACTERS}.` }),
+    api_key: Type.String(secretRule(8)),
+    api_secret: Type.String(secretRule(8)),
+    access_token: Type.String(secretRule(8)),
     fees: Type.Object(Object.fromEntries(PAYMENT_METHODS.map((m) => [m, Rupees()])) as Record<(typeof PAYMENT_METHODS)[number], ReturnType<typeof Rupees>>, {
       additionalProperties: false,
     }),

@@ -44,16 +44,16 @@ export function writeError(err: unknown, what: string): StoreWriteError {
  * Refuses a path that exists and is neither a regular file nor a directory (a FIFO, a socket, a
  * device): reading a FIFO waits for a writer for ever, and the start would hang instead of saying
  * why. Missing is fine (the caller decides what that means); a directory is left to the read, which
- * names it (EISDIR).
+ * names it (EISDIR). Answers what it found (null: nothing, or nothing that could be read).
  */
-export async function refuseSpecialFile(path: string, what: string): Promise<void> {
+export async function refuseSpecialFile(path: string, what: string): Promise<Stats | null> {
   let st: Stats;
   try {
     st = await stat(path);
   } catch {
-    return;
+    return null;
   }
-  if (st.isFile() || st.isDirectory()) return;
+  if (st.isFile() || st.isDirectory()) return st;
   const kind = st.isFIFO()
     ? 'a FIFO'
     : st.isSocket()

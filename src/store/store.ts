@@ -538,16 +538,10 @@ export async function openStore(
 async function refuseOrphanLog(data: string): Promise<void> {
   const log = logPathOf(data);
   // Opened for appending, a FIFO would wait for a reader for ever.
-  await refuseSpecialFile(log, 'change log');
-  let size: number;
-  try {
-    const st = await stat(log);
-    if (!st.isFile()) return; // LogFile.open says what is wrong with it
-    size = st.size;
-  } catch {
-    return;
-  }
-  if (size === 0) return;
+  const st = await refuseSpecialFile(log, 'change log');
+  // Missing, empty, or a directory (LogFile.open says what is wrong with that): nothing to lose.
+  if (st === null || !st.isFile() || st.size === 0) return;
+  const size = st.size;
   throw new StoreFileError(
     `${log}: the change log holds ${size} bytes of changes, but ${data} does not exist: they are changes to a data file that is gone. ` +
       `Put ${data} back (the copy you moved or backed up, with this log), or move ${log} away to start a new store without them.`,

@@ -84,6 +84,16 @@ export function attemptKind(d: WebhookDelivery, n: number): DeliveryKind {
   return d.attempts.some((a) => a.n < n && is2xx(a.status)) ? 'duplicate' : 'genuine';
 }
 
+/** What an attempt recorded was (older records have no kind: one whose signature did not verify was forged). */
+export function kindOfAttempt(d: WebhookDelivery, a: DeliveryAttempt): DeliveryKind {
+  return (a.kind ?? (a.signature_valid ? attemptKind(d, a.n) : 'forged')) as DeliveryKind;
+}
+
+/** Whether an attempt of this kind goes out signed with a wrong key: a forged one, or the replay of a forged capture. */
+export function signedWithWrongKey(d: WebhookDelivery, kind: AttemptKind | undefined): boolean {
+  return kind === 'forged' || (kind === 'replay' && d.wrong_signature);
+}
+
 /** The delivery id a receiver sees on a delivery's requests: a duplicate or replay copy goes out under its original's. */
 export function seenIdOf(d: WebhookDelivery): string {
   return d.duplicate_of ?? d.captured_headers?.['X-Sandbox-Delivery-Id'] ?? d.replay_of ?? d.delivery_id;
@@ -132,7 +142,7 @@ export function judgeAttempts(deliveries: readonly WebhookDelivery[]): JudgedAtt
   // When each delivery id was first answered 2xx (real time of the answer; 0 for older records without it).
   const acked = new Map<string, number>();
   return all.map(({ d, a }) => {
-    const kind = (a.kind === undefined ? (a.signature_valid ? attemptKind(d, a.n) : 'forged') : a.kind) as DeliveryKind;
+    const kind = kindOfAttempt(d, a);
     const seenId = seenIdOf(d);
     // Acknowledged before this request: answered 2xx before it was sent (two requests under way at
     // once, a copy sent while the original is still being handled, are not one after the other).

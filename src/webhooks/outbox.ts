@@ -7,7 +7,7 @@ import { NO_CHAOS, type WebhookChaos } from '../scenario/scenario.js';
 import type { AttemptKind, DeliveryAttempt, DueItem, Payout, WebhookDelivery } from '../store/state.js';
 import { type DeliveryFilter, DeliveryIndex } from './delivery-index.js';
 import { Endpoints } from './endpoints.js';
-import { attemptKind, seenIdOf } from './kinds.js';
+import { attemptKind, seenIdOf, signedWithWrongKey } from './kinds.js';
 import { Listeners } from './listeners.js';
 import { SelfAddresses } from './self.js';
 import { is2xx, post } from './send.js';
@@ -279,7 +279,7 @@ export class WebhookOutbox {
       at,
       real_at: sentAt,
       ...sent,
-      signature_valid: kind === 'replay' ? !d.wrong_signature : kind !== 'forged',
+      signature_valid: !signedWithWrongKey(d, kind),
       kind,
       timestamp: Number(headers[TIMESTAMP_HEADER]),
     };
@@ -343,7 +343,7 @@ export class WebhookOutbox {
       d.state = 'failed';
     }
     // Chaos replay: the first request that got an answer is the captured one.
-    if (d.replay_planned && status !== null) this.planReplay(d, headers, at, attempt.kind === 'forged');
+    if (d.replay_planned && status !== null) this.planReplay(d, headers, at, signedWithWrongKey(d, attempt.kind));
     if (n === 1) this.releaseDuplicates(d, at);
     this.ctx.logger.debug({ delivery: d.delivery_id, n, status, error, kind: attempt.kind }, 'webhook attempt');
     if (d.state === 'delivered' || d.state === 'failed') {
@@ -528,7 +528,7 @@ function deliveryBehaviours(d: WebhookDelivery, attempt: DeliveryAttempt): Behav
   const ids: BehaviourId[] = [`webhook.${d.version}`];
   if (attempt.n > 1) ids.push('webhook.retry');
   if (d.duplicate_of !== null) ids.push('webhook.duplicate');
-  if (attempt.kind === 'forged' || (attempt.kind === 'replay' && d.wrong_signature)) ids.push('webhook.bad_signature');
+  if (signedWithWrongKey(d, attempt.kind)) ids.push('webhook.bad_signature');
   if (d.reordered) ids.push('webhook.reorder');
   if (attempt.kind === 'replay') ids.push('webhook.replay');
   if (attempt.kind === 'stale') ids.push('webhook.stale_timestamp');
